@@ -1,0 +1,1 @@
+"""Knowledge graph loading: Hetionet v1.0 schema, readers and download."""

@@ -1,0 +1,123 @@
+"""The store interface: what every graph backend (embedded LadybugDB, Neo4j + GDS) implements.
+
+Stages above the store (ingestion, retrieval, agents) talk only to :class:`GraphStore`; Cypher text
+lives in :mod:`engram_kit.store.cypher`, keyed by statement name and dialect, never in callers.
+
+Graph model
+-----------
+Domain layer: one node table per Hetionet kind (label ``Gene``, ``Compound``...; properties ``id``,
+``name``, ``identifier``) and one relationship table per metaedge (``BINDS_CbG``...; properties
+``sources``, ``license``, ``unbiased``, ``pubmed_ids`` where Hetionet has them).
+Literature layer: ``Article``, ``Section``, ``Passage``, ``NounPhrase``; ``HAS_SECTION``
+(Article->Section), ``CONTAINS`` (Section->Passage), ``MENTIONS {count}`` (Passage|Section|Article ->
+NounPhrase), ``MAPS_TO {confidence, method}`` (NounPhrase -> any domain node), ``SAME_AS``
+(NounPhrase -> NounPhrase hub).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from engram_kit.records import LiteratureBatch
+
+#: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
+NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
+#: Columns of the edge frame (property columns may be empty strings / NaN).
+EDGE_COLUMNS: tuple[str, ...] = ("source", "metaedge", "target", "sources", "license", "unbiased", "pubmed_ids")
+
+
+class GraphStore(ABC):
+    """A property-graph store holding the domain layer and the literature layer.
+
+    Implementations: :class:`engram_kit.store.ladybug.LadybugStore` (embedded, default).
+    All frame-returning methods return :class:`pandas.DataFrame` with the documented columns (possibly
+    empty, never None). Writes raise :class:`~engram_kit.errors.ReadOnlyError` on a read-only store.
+    """
+
+    #: Cypher dialect name used to pick statements from :mod:`engram_kit.store.cypher`.
+    dialect: str = ""
+    read_only: bool = False
+
+    # --- schema and bulk load ------------------------------------------------------------------
+    @abstractmethod
+    def create_schema(self) -> None:
+        """Create all node and relationship tables/constraints; idempotent."""
+
+    @abstractmethod
+    def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
+        """Bulk-load the domain layer (bulk COPY path where the backend has one).
+
+        Parameters
+        ----------
+        nodes : DataFrame with columns :data:`NODE_COLUMNS`; ``kind`` is a Hetionet kind.
+        edges : DataFrame with columns :data:`EDGE_COLUMNS`; ``metaedge`` an abbreviation (``"CbG"``).
+        """
+
+    # --- literature layer writes -----------------------------------------------------------------
+    @abstractmethod
+    def write_literature(self, batch: LiteratureBatch) -> None:
+        """Write one batch atomically (all or nothing), merging on ids so re-writing is idempotent.
+
+        Existing articles with the same id are replaced: their old sections, passages and MENTIONS
+        edges are removed first inside the same transaction. NounPhrases are merged, never duplicated.
+        """
+
+    @abstractmethod
+    def delete_article(self, article_id: str) -> int:
+        """Delete an article, its sections, passages and their edges; NounPhrases no longer mentioned
+        by anything are deleted too. Returns the number of passages removed (0 if absent)."""
+
+    @abstractmethod
+    def set_article_status(self, article_id: str, status: str, error: str = "") -> None:
+        """Set ``status`` (one of :data:`engram_kit.records.STATUSES`) and its error message."""
+
+    # --- reads ---------------------------------------------------------------------------------
+    @abstractmethod
+    def counts(self) -> dict[str, int]:
+        """Node count per label and relationship count per type (zero counts included)."""
+
+    @abstractmethod
+    def get_nodes(self, ids: Sequence[str]) -> pd.DataFrame:
+        """Domain or NounPhrase nodes by id. Columns: ``id, label, name``; unknown ids are absent."""
+
+    @abstractmethod
+    def get_passages(self, ids: Sequence[str]) -> pd.DataFrame:
+        """Passages by id, in no particular order. Columns: the fields of
+        :class:`~engram_kit.records.PassageRecord`. Unknown ids are absent."""
+
+    @abstractmethod
+    def articles(self, source: str | None = None) -> pd.DataFrame:
+        """All articles (optionally of one source). Columns: fields of ArticleRecord + ``passages``."""
+
+    @abstractmethod
+    def literature_edges(self) -> pd.DataFrame:
+        """Edges of the literature layer used by PPR. Columns ``source, target, rel_type, weight``:
+        Passage->NounPhrase MENTIONS (weight = count), NounPhrase->entity MAPS_TO (weight =
+        confidence), NounPhrase->NounPhrase SAME_AS (weight 1)."""
+
+    @abstractmethod
+    def passage_mentions(self, passage_ids: Sequence[str]) -> pd.DataFrame:
+        """Entities each passage mentions. Columns ``passage_id, nounphrase_id, mention, entity_id,
+        entity_name, entity_label, confidence, method`` (entity columns empty when unlinked)."""
+
+    @abstractmethod
+    def edges_among(self, node_ids: Sequence[str]) -> pd.DataFrame:
+        """Domain edges whose both endpoints are in ``node_ids``. Columns ``source, target, rel_type``."""
+
+    @abstractmethod
+    def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
+        """Run one Cypher statement and return its rows. No guard here: the evidence desk guards."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the database; idempotent."""
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
