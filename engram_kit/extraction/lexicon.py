@@ -1,0 +1,542 @@
+"""Synonym lexicon: normalised surface forms -> Hetionet nodes.
+
+The lexicon is the one dictionary behind both the gazetteer (finding mentions in text) and the resolver
+(linking a string to graph entities). It maps :func:`~engram_kit.extraction.normalize.normalize_name`
+keys to :class:`LexiconEntry` records.
+
+Sources
+-------
+Every entry says where its surface form comes from (``LexiconEntry.source``):
+
+``name``
+    The Hetionet v1.0 node name, for all 47,031 nodes of the 11 kinds.
+``gene-symbol``, ``gene-synonym``
+    NCBI Gene symbols and synonyms of human genes, as prepared for Hetionet by dhimmel/entrez-gene
+    (``gene/symbols-human.tsv``; ``gene/synonyms-human.json`` when the TSV is absent). Only Entrez ids
+    that are Hetionet Gene nodes are kept.
+``do-synonym``
+    Disease Ontology names and synonyms (dhimmel/disease-ontology ``disease/term-names.tsv``), see the
+    attachment rule below.
+``drugbank-alias``
+    DrugBank names, synonyms and brand names (dhimmel/drugbank ``compound/drugbank-aliases.json``) of the
+    DrugBank ids that are Hetionet Compound nodes, e.g. ``Glucophage`` -> ``Compound::DB00331``.
+``mesh``
+    MeSH descriptor names (dhimmel/mesh ``symptom/symptoms.tsv`` and ``symptom/mesh-terms.tsv``) of the
+    438 Hetionet Symptom nodes and of the MeSH cross-references of Hetionet Disease nodes
+    (``disease/xrefs-slim.tsv``), plus the un-inverted form of inverted MeSH names
+    (``"Arthritis, Rheumatoid"`` -> ``"Rheumatoid Arthritis"``).
+
+Disease Ontology attachment rule
+--------------------------------
+* A DO term that **is** a Hetionet Disease node (one of the 137 DO-slim terms) gives that node its DO name
+  and its exact and related synonyms (narrow synonyms are not equivalent and are skipped).
+* A DO term that is **not** a Hetionet Disease bridges to Hetionet through names: let ``S`` be the term's
+  name and exact synonyms. Every Hetionet node of a disease-like kind (Disease, Side Effect, Symptom:
+  :data:`DO_BRIDGE_KINDS`) whose ``normalize_name`` of its name equals the ``normalize_name`` of a member of
+  ``S`` (that is, equal up to case, punctuation and possessive) receives all of ``S`` as ``do-synonym``
+  entries.
+  This is how "heart attack" (an exact synonym of DOID:5844 "myocardial infarction", which is not a
+  Hetionet Disease) reaches ``Side Effect::C0027051`` "Myocardial infarction". Other kinds are excluded
+  because DO names collide with them without meaning the same thing: DO abbreviations are gene symbols
+  (DO's "CAD" for coronary artery disease is also the gene CAD) and the DO root "disease" is the name of
+  a Pathway Commons pathway.
+
+Surface forms whose key is shorter than 2 characters or has no letter (``"1"``, ``"22"``) are dropped.
+Ambiguity is kept: one key may map to several nodes (``"ache"`` -> the gene ACHE and the side effect Ache).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import logging
+import pickle
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+from engram_kit.errors import DataError
+from engram_kit.extraction.normalize import normalize_name
+
+log = logging.getLogger(__name__)
+
+#: Allowed values of :attr:`LexiconEntry.source`, from most to least authoritative. When the same surface
+#: form reaches the same node through several sources, the first one in this order is kept.
+SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "gene-synonym")
+_SOURCE_RANK: dict[str, int] = {s: i for i, s in enumerate(SOURCES)}
+
+#: Columns a node table must have (``identifier`` is the part of ``id`` after ``::``).
+NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
+
+#: Node kinds that may receive Disease Ontology synonyms through the name bridge (module docstring).
+DO_BRIDGE_KINDS: frozenset[str] = frozenset({"Disease", "Side Effect", "Symptom"})
+
+#: Version of the pickle written by :meth:`Lexicon.save`; bumped whenever its layout or the build rules change.
+FORMAT_VERSION = 1
+_FORMAT_NAME = "engram-kit-lexicon"
+
+#: Synonym files read by :meth:`Lexicon.build`, relative to the synonyms folder (each may also be ``.gz``).
+SYNONYM_FILES: dict[str, str] = {
+    "gene_symbols": "gene/symbols-human.tsv",
+    "gene_synonyms": "gene/synonyms-human.json",
+    "disease_terms": "disease/term-names.tsv",
+    "disease_xrefs": "disease/xrefs-slim.tsv",
+    "compound_aliases": "compound/drugbank-aliases.json",
+    "symptoms": "symptom/symptoms.tsv",
+    "mesh_terms": "symptom/mesh-terms.tsv",
+}
+
+#: The synonym tables shipped with engram-kit (a Hetionet-restricted sample, see its README.md).
+BUNDLED_SYNONYMS_DIR = Path(__file__).resolve().parents[2] / "data" / "synonyms"
+
+#: Raw (surface, node_id, kind, source) row before normalisation.
+RawEntry = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LexiconEntry:
+    """One surface form of one graph node.
+
+    Attributes
+    ----------
+    surface : str
+        The form as written in its source (case kept: the gazetteer matches gene symbols case-sensitively).
+    node_id : str
+        Hetionet node id, e.g. ``"Gene::7157"``.
+    kind : str
+        Hetionet node kind, e.g. ``"Gene"``.
+    source : str
+        One of :data:`SOURCES`.
+    """
+
+    surface: str
+    node_id: str
+    kind: str
+    source: str
+
+
+# --------------------------------------------------------------------------------------------- file access
+def find_synonym_file(synonyms_dir: Path, relative: str) -> Path | None:
+    """Path of ``relative`` or ``relative + ".gz"`` under ``synonyms_dir``, or None when neither exists."""
+    for candidate in (synonyms_dir / relative, synonyms_dir / f"{relative}.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def _read_tsv(path: Path, usecols: list[str]) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"Cannot read synonym table {path}: {exc}. Re-create it with "
+                        "scripts/make_synonym_sample.py or use the upstream file.") from exc
+    missing = [c for c in usecols if c not in frame.columns]
+    if missing:
+        raise DataError(f"Synonym table {path} lacks columns {missing}; found {list(frame.columns)}.")
+    return frame[usecols]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        with _open_text(path) as handle:
+            data = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"Cannot read synonym file {path}: {exc}.") from exc
+    if not isinstance(data, dict):
+        raise DataError(f"Synonym file {path} must hold a JSON object (key -> list), not {type(data).__name__}.")
+    return data
+
+
+def uninvert_mesh_name(name: str) -> str | None:
+    """``"Arthritis, Rheumatoid"`` -> ``"Rheumatoid Arthritis"``; None unless the name has exactly one ``", "``."""
+    parts = name.split(", ")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return None
+    return f"{parts[1]} {parts[0]}"
+
+
+# ------------------------------------------------------------------------------------------ source readers
+def gene_entries(synonyms_dir: Path, genes: dict[str, str]) -> list[RawEntry]:
+    """Gene symbols and synonyms of the Hetionet genes.
+
+    Parameters
+    ----------
+    synonyms_dir : Path
+        Folder with ``gene/symbols-human.tsv`` (preferred) or ``gene/synonyms-human.json``.
+    genes : dict of str to str
+        Entrez GeneID (as a string, ``"7157"``) -> Hetionet node id (``"Gene::7157"``).
+
+    Returns
+    -------
+    list of (surface, node_id, kind, source)
+        Source ``gene-symbol`` or ``gene-synonym``; empty when neither file exists.
+    """
+    out: list[RawEntry] = []
+    tsv = find_synonym_file(synonyms_dir, SYNONYM_FILES["gene_symbols"])
+    if tsv is not None:
+        frame = _read_tsv(tsv, ["GeneID", "type", "symbol"])
+        frame = frame[frame["GeneID"].isin(genes.keys())]
+        for gene_id, kind, symbol in frame.itertuples(index=False):
+            source = "gene-symbol" if kind == "symbol" else "gene-synonym"
+            out.append((symbol, genes[gene_id], "Gene", source))
+        return out
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["gene_synonyms"])
+    if path is None:
+        log.info("no gene synonym table under %s", synonyms_dir)
+        return out
+    for alias, gene_ids in _read_json(path).items():
+        for gene_id in gene_ids:
+            node = genes.get(str(gene_id))
+            if node is not None:
+                out.append((alias, node, "Gene", "gene-synonym"))
+    return out
+
+
+def read_disease_terms(synonyms_dir: Path) -> pd.DataFrame | None:
+    """DO ``term-names.tsv`` as a DataFrame (``doid``, ``name``, ``type``), or None when absent."""
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["disease_terms"])
+    if path is None:
+        return None
+    return _read_tsv(path, ["doid", "name", "type"])
+
+
+def disease_entries(
+    terms: pd.DataFrame, diseases: dict[str, str], nodes_by_key: dict[str, list[tuple[str, str]]]
+) -> tuple[list[RawEntry], set[str]]:
+    """Disease Ontology names and synonyms, attached by the rule in the module docstring.
+
+    Parameters
+    ----------
+    terms : DataFrame
+        ``term-names.tsv`` rows: ``doid``, ``name``, ``type`` in {name, exact-synonym, related-synonym,
+        narrow-synonym}.
+    diseases : dict of str to str
+        DOID (``"DOID:10652"``) -> Hetionet Disease node id.
+    nodes_by_key : dict of str to list of (node_id, kind)
+        ``normalize_name`` of every Hetionet node name -> the nodes bearing it.
+
+    Returns
+    -------
+    entries : list of (surface, node_id, kind, source)
+        Source ``do-synonym``.
+    used_doids : set of str
+        DOIDs that contributed at least one entry (used to cut the shipped sample).
+    """
+    out: list[RawEntry] = []
+    used: set[str] = set()
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for doid, name, kind in terms.itertuples(index=False):
+        grouped.setdefault(doid, []).append((name, kind))
+    for doid, rows in grouped.items():
+        node = diseases.get(doid)
+        if node is not None:
+            for name, kind in rows:
+                if kind in ("name", "exact-synonym", "related-synonym"):
+                    out.append((name, node, "Disease", "do-synonym"))
+            used.add(doid)
+            continue
+        equivalent = sorted({name for name, kind in rows if kind in ("name", "exact-synonym")})
+        targets: set[tuple[str, str]] = set()
+        for name in equivalent:
+            for node_id, node_kind in nodes_by_key.get(normalize_name(name), ()):
+                if node_kind in DO_BRIDGE_KINDS:
+                    targets.add((node_id, node_kind))
+        for node_id, node_kind in sorted(targets):
+            out.extend((name, node_id, node_kind, "do-synonym") for name in equivalent)
+        if targets:
+            used.add(doid)
+    return out, used
+
+
+def compound_entries(synonyms_dir: Path, compounds: dict[str, str]) -> list[RawEntry]:
+    """DrugBank names, synonyms and brands of Hetionet compounds (``compounds``: DrugBank id -> node id)."""
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["compound_aliases"])
+    if path is None:
+        log.info("no DrugBank alias file under %s", synonyms_dir)
+        return []
+    out: list[RawEntry] = []
+    for drugbank_id, aliases in _read_json(path).items():
+        node = compounds.get(drugbank_id)
+        if node is not None:
+            out.extend((alias, node, "Compound", "drugbank-alias") for alias in aliases)
+    return out
+
+
+def mesh_targets(synonyms_dir: Path, symptoms: dict[str, str], diseases: dict[str, str]) -> dict[str, list[str]]:
+    """MeSH descriptor id -> Hetionet nodes it names: the Symptom nodes and MeSH xrefs of Disease nodes."""
+    targets: dict[str, list[str]] = {mesh_id: [node] for mesh_id, node in symptoms.items()}
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["disease_xrefs"])
+    if path is not None:
+        xrefs = _read_tsv(path, ["doid_code", "resource", "resource_id"])
+        for doid, resource, mesh_id in xrefs.itertuples(index=False):
+            if resource == "MSH" and doid in diseases:
+                targets.setdefault(mesh_id, []).append(diseases[doid])
+    return targets
+
+
+def mesh_entries(synonyms_dir: Path, symptoms: dict[str, str], diseases: dict[str, str]) -> list[RawEntry]:
+    """MeSH names (and un-inverted forms) of Symptom nodes and of Disease MeSH cross-references."""
+    targets = mesh_targets(synonyms_dir, symptoms, diseases)
+    names: dict[str, str] = {}
+    for key in ("mesh_terms", "symptoms"):  # symptoms.tsv wins where both name a descriptor
+        path = find_synonym_file(synonyms_dir, SYNONYM_FILES[key])
+        if path is not None:
+            frame = _read_tsv(path, ["mesh_id", "mesh_name"])
+            frame = frame[frame["mesh_id"].isin(targets.keys())]
+            names.update(zip(frame["mesh_id"], frame["mesh_name"]))
+    out: list[RawEntry] = []
+    for mesh_id, name in names.items():
+        forms = [name] + [f for f in (uninvert_mesh_name(name),) if f]
+        for node in targets[mesh_id]:
+            kind = node.partition("::")[0]
+            out.extend((form, node, kind, "mesh") for form in forms)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- lexicon
+def validate_nodes(nodes: pd.DataFrame) -> None:
+    """Raise :class:`DataError` unless ``nodes`` has the columns of :data:`NODE_COLUMNS`."""
+    missing = [c for c in NODE_COLUMNS if c not in getattr(nodes, "columns", ())]
+    if missing:
+        raise DataError(f"The node table lacks columns {missing}; expected {list(NODE_COLUMNS)} "
+                        "(identifier = the part of id after '::').")
+
+
+class Lexicon:
+    """Normalised surface form -> Hetionet nodes, with provenance of every form.
+
+    Build it once with :meth:`build` (a few seconds for all of Hetionet) and cache it with :meth:`save` /
+    :meth:`load`.
+
+    Parameters
+    ----------
+    entries : dict of str to tuple of LexiconEntry
+        ``normalize_name(surface)`` -> entries, one per distinct (surface, node).
+    node_names : dict of str to (str, str)
+        Node id -> (name, kind) for every node of the table the lexicon was built from.
+    info : dict, optional
+        Provenance and statistics (files read, counts per source, build seconds).
+    """
+
+    def __init__(
+        self,
+        entries: dict[str, tuple[LexiconEntry, ...]],
+        node_names: dict[str, tuple[str, str]],
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self._entries = entries
+        self.node_names = node_names
+        self.info: dict[str, Any] = dict(info or {})
+
+    # ---------------------------------------------------------------------------------------- building
+    @classmethod
+    def build(cls, nodes: pd.DataFrame, synonyms_dir: Path | str | None = None) -> Lexicon:
+        """Build the lexicon from a node table and (optionally) the synonym tables.
+
+        Parameters
+        ----------
+        nodes : DataFrame
+            Columns ``id``, ``kind``, ``identifier``, ``name`` (one row per Hetionet node).
+        synonyms_dir : Path or str, optional
+            Folder with the layout of :data:`SYNONYM_FILES` (each file optional, plain or ``.gz``), e.g.
+            :data:`BUNDLED_SYNONYMS_DIR`. None: node names (and MeSH un-inversions) only.
+
+        Returns
+        -------
+        Lexicon
+
+        Raises
+        ------
+        DataError
+            If the node table lacks a column, ``synonyms_dir`` is not a folder, or a synonym file is
+            unreadable.
+        """
+        started = time.perf_counter()
+        validate_nodes(nodes)
+        ids = nodes["id"].astype(str).tolist()
+        kinds = nodes["kind"].astype(str).tolist()
+        identifiers = nodes["identifier"].astype(str).tolist()
+        names = nodes["name"].fillna("").astype(str).tolist()
+        node_names = {i: (n, k) for i, n, k in zip(ids, names, kinds)}
+        by_kind: dict[str, dict[str, str]] = {}
+        for node_id, kind, identifier in zip(ids, kinds, identifiers):
+            by_kind.setdefault(kind, {})[identifier] = node_id
+
+        raw: list[RawEntry] = [(n, i, k, "name") for i, n, k in zip(ids, names, kinds)]
+        raw.extend((form, node, "Symptom", "mesh") for mesh_id, node in by_kind.get("Symptom", {}).items()
+                   for form in [uninvert_mesh_name(node_names[node][0])] if form)
+        files: dict[str, str] = {}
+        if synonyms_dir is not None:
+            synonyms_dir = Path(synonyms_dir)
+            if not synonyms_dir.is_dir():
+                raise DataError(f"Synonyms folder {synonyms_dir} does not exist; pass None for names only "
+                                f"or the bundled folder {BUNDLED_SYNONYMS_DIR}.")
+            files = {k: str(p) for k in SYNONYM_FILES if (p := find_synonym_file(synonyms_dir, SYNONYM_FILES[k]))}
+            raw.extend(gene_entries(synonyms_dir, by_kind.get("Gene", {})))
+            terms = read_disease_terms(synonyms_dir)
+            if terms is not None:
+                nodes_by_key: dict[str, list[tuple[str, str]]] = {}
+                for node_id, (name, kind) in node_names.items():
+                    nodes_by_key.setdefault(normalize_name(name), []).append((node_id, kind))
+                raw.extend(disease_entries(terms, by_kind.get("Disease", {}), nodes_by_key)[0])
+            raw.extend(compound_entries(synonyms_dir, by_kind.get("Compound", {})))
+            raw.extend(mesh_entries(synonyms_dir, by_kind.get("Symptom", {}), by_kind.get("Disease", {})))
+        entries = cls._index(raw)
+        seconds = time.perf_counter() - started
+        info = {
+            "format_version": FORMAT_VERSION,
+            "nodes": len(ids),
+            "synonyms_dir": str(synonyms_dir) if synonyms_dir is not None else None,
+            "files": files,
+            "build_seconds": round(seconds, 3),
+        }
+        lexicon = cls(entries, node_names, info)
+        lexicon.info["entries_by_source"] = lexicon.count_by_source()
+        log.info("lexicon built: %d keys, %d entries from %d nodes in %.2f s",
+                 len(entries), sum(lexicon.info["entries_by_source"].values()), len(ids), seconds)
+        return lexicon
+
+    @staticmethod
+    def _index(raw: Iterable[RawEntry]) -> dict[str, tuple[LexiconEntry, ...]]:
+        """Group raw rows by normalised key; one entry per (key, surface, node), best source kept."""
+        best: dict[tuple[str, str, str], RawEntry] = {}
+        key_cache: dict[str, str] = {}
+        for row in raw:
+            surface = row[0].strip()
+            if not surface:
+                continue
+            key = key_cache.get(surface)
+            if key is None:
+                key = key_cache[surface] = normalize_name(surface)
+            if len(key) < 2 or not any(c.isalpha() for c in key):
+                continue
+            slot = (key, surface, row[1])
+            kept = best.get(slot)
+            if kept is None or _SOURCE_RANK[row[3]] < _SOURCE_RANK[kept[3]]:
+                best[slot] = (surface, row[1], row[2], row[3])
+        grouped: dict[str, list[LexiconEntry]] = {}
+        for (key, _, _), (surface, node_id, kind, source) in best.items():
+            grouped.setdefault(key, []).append(LexiconEntry(surface, node_id, kind, source))
+        return {k: tuple(sorted(v, key=lambda e: (_SOURCE_RANK[e.source], e.node_id, e.surface)))
+                for k, v in grouped.items()}
+
+    # ------------------------------------------------------------------------------------------ access
+    def lookup(self, surface: str) -> tuple[LexiconEntry, ...]:
+        """Entries whose normalised surface equals ``normalize_name(surface)`` (empty tuple when none)."""
+        return self._entries.get(normalize_name(surface), ())
+
+    def get(self, key: str) -> tuple[LexiconEntry, ...]:
+        """Entries of an already normalised key (empty tuple when none)."""
+        return self._entries.get(key, ())
+
+    def keys(self) -> list[str]:
+        """All normalised keys, in insertion order."""
+        return list(self._entries)
+
+    def entries(self) -> Iterator[tuple[str, LexiconEntry]]:
+        """Iterate over (normalised key, entry) pairs."""
+        for key, group in self._entries.items():
+            for entry in group:
+                yield key, entry
+
+    def node_name(self, node_id: str) -> str:
+        """Hetionet name of a node; raises :class:`DataError` for an unknown id."""
+        try:
+            return self.node_names[node_id][0]
+        except KeyError:
+            raise DataError(f"Node {node_id!r} is not in the lexicon's node table.") from None
+
+    def count_by_source(self) -> dict[str, int]:
+        """Number of entries per source (all of :data:`SOURCES`, zeros included)."""
+        counts = dict.fromkeys(SOURCES, 0)
+        for group in self._entries.values():
+            for entry in group:
+                counts[entry.source] += 1
+        return counts
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, surface: object) -> bool:
+        return isinstance(surface, str) and normalize_name(surface) in self._entries
+
+    def __repr__(self) -> str:
+        return f"Lexicon({len(self)} keys, {len(self.node_names)} nodes)"
+
+    # ------------------------------------------------------------------------------------- persistence
+    def save(self, path: Path | str) -> Path:
+        """Write the lexicon to ``path`` (a pickle with a format header); returns the path.
+
+        Only load files you wrote yourself: unpickling runs code.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = [(key, e.surface, e.node_id, e.kind, e.source) for key, e in self.entries()]
+        payload = {"format": _FORMAT_NAME, "version": FORMAT_VERSION, "entries": rows,
+                   "node_names": self.node_names, "info": self.info}
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as handle:
+            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path | str) -> Lexicon:
+        """Read a lexicon written by :meth:`save`.
+
+        Raises
+        ------
+        DataError
+            If the file is missing, not a lexicon, or of another format version (rebuild it then).
+        """
+        path = Path(path)
+        try:
+            with path.open("rb") as handle:
+                payload = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
+            raise DataError(f"Cannot read lexicon file {path}: {exc}. Rebuild it with Lexicon.build().") from exc
+        if not isinstance(payload, dict) or payload.get("format") != _FORMAT_NAME:
+            raise DataError(f"{path} is not an engram-kit lexicon file.")
+        if payload.get("version") != FORMAT_VERSION:
+            raise DataError(f"Lexicon file {path} has format version {payload.get('version')}, this engram-kit "
+                            f"reads version {FORMAT_VERSION}: rebuild it with Lexicon.build().")
+        grouped: dict[str, list[LexiconEntry]] = {}
+        for key, surface, node_id, kind, source in payload["entries"]:
+            grouped.setdefault(key, []).append(LexiconEntry(surface, node_id, kind, source))
+        entries = {k: tuple(v) for k, v in grouped.items()}
+        return cls(entries, payload["node_names"], payload.get("info"))
+
+
+def load_node_table(path: Path | str) -> pd.DataFrame:
+    """Read a Hetionet nodes TSV (``id``, ``name``, ``kind``; ``.gz`` fine) into the builder's columns.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``id``, ``kind``, ``identifier``, ``name``; ``identifier`` is the part of ``id`` after ``::``.
+
+    Raises
+    ------
+    DataError
+        If the file is unreadable or lacks a column.
+    """
+    try:
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"Cannot read node table {path}: {exc}.") from exc
+    missing = [c for c in ("id", "name", "kind") if c not in frame.columns]
+    if missing:
+        raise DataError(f"Node table {path} lacks columns {missing}.")
+    frame["identifier"] = frame["id"].str.partition("::")[2]
+    return frame[list(NODE_COLUMNS)]

@@ -1,0 +1,40 @@
+"""The :class:`Mention` record: one entity mention found in a text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Values of :attr:`Mention.method`: how the mention was found.
+MENTION_METHODS: tuple[str, ...] = ("gazetteer", "abbreviation", "ner")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span of a text that names (or may name) a graph entity.
+
+    Attributes
+    ----------
+    text : str
+        The span as written, ``input[start:end]``.
+    start, end : int
+        Character offsets into the input text; ``end`` is exclusive.
+    candidates : tuple of str
+        Hetionet node ids this surface may denote, best source first; several when ambiguous
+        (``"ache"`` -> the gene ACHE and the side effect Ache). Empty for NER mentions, which the
+        resolver links later.
+    kinds : tuple of str
+        Hetionet kind of each candidate, same length and order as ``candidates``.
+    method : str
+        One of :data:`MENTION_METHODS`: ``gazetteer`` (lexicon match), ``abbreviation`` (a short form defined
+        in the same text, e.g. ``AD`` after "Alzheimer's disease (AD)"), ``ner`` (a scispaCy NER span).
+    long_form : str
+        For abbreviations, the long form as written in the text; ``""`` otherwise.
+    """
+
+    text: str
+    start: int
+    end: int
+    candidates: tuple[str, ...]
+    kinds: tuple[str, ...]
+    method: str
+    long_form: str = ""

@@ -1,0 +1,274 @@
+"""Extraction on real data: the Hetionet node table, the bundled synonym sample and real PubMed abstracts.
+
+Expected node ids come from the sources, not from this code's output: NCBI Gene ids (TP53 = 7157,
+ACHE = 43, CHAT = 1103, BRCA1 = 672, RB1 = 5925), the Disease Ontology (DOID:10652 = Alzheimer's disease),
+DrugBank (DB00331 = metformin, DB00843 = donepezil), MeSH (D000647 = Amnesia) and UMLS
+(C0002622 = amnesia, C0027051 = myocardial infarction).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engram_kit.errors import BackendUnavailableError, DataError
+from engram_kit.extraction import (
+    BUNDLED_SYNONYMS_DIR,
+    GENE_STOPLIST,
+    SOURCES,
+    EntityExtractor,
+    Gazetteer,
+    Lexicon,
+    LexiconEntry,
+    Mention,
+    load_node_table,
+    ner_model_available,
+)
+from engram_kit.extraction.gazetteer import case_rule
+from engram_kit.extraction.lexicon import FORMAT_VERSION
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+NODE_FILES = (
+    REPO / "data" / "hetionet" / "hetionet-v1.0-nodes.tsv.gz",
+    REPO.parent / "shared" / "data" / "hetionet" / "hetionet-v1.0-nodes.tsv.gz",
+)
+SHARED_SYNONYMS = REPO.parent / "shared" / "data" / "synonyms"
+
+
+def node_table() -> pd.DataFrame:
+    for path in NODE_FILES:
+        if path.is_file():
+            return load_node_table(path)
+    pytest.skip("no Hetionet node table (data/hetionet or ../shared/data/hetionet)")
+
+
+@pytest.fixture(scope="module")
+def nodes() -> pd.DataFrame:
+    return node_table()
+
+
+@pytest.fixture(scope="module")
+def lexicon(nodes) -> Lexicon:
+    if not BUNDLED_SYNONYMS_DIR.is_dir():
+        pytest.skip("data/synonyms is missing: run scripts/make_synonym_sample.py")
+    return Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
+
+
+@pytest.fixture(scope="module")
+def extractor(lexicon) -> EntityExtractor:
+    return EntityExtractor(lexicon)
+
+
+@pytest.fixture(scope="module")
+def abstracts() -> dict[str, str]:
+    with (FIXTURES / "ext_abstracts.jsonl").open(encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle]
+    return {r["pmid"]: f"{r.get('title', '')} {r['abstract']}".strip() for r in records}
+
+
+def by_text(mentions: list[Mention], text: str) -> list[Mention]:
+    return [m for m in mentions if m.text == text]
+
+
+# ------------------------------------------------------------------------------------------------- lexicon
+def test_node_table_is_complete(nodes):
+    assert len(nodes) == 47_031
+    assert list(nodes.columns) == ["id", "kind", "identifier", "name"]
+    assert nodes.set_index("id").loc["Gene::7157", "identifier"] == "7157"
+
+
+def test_lexicon_sources_and_provenance(lexicon):
+    counts = lexicon.info["entries_by_source"]
+    assert set(counts) == set(SOURCES)
+    for source in ("name", "gene-synonym", "do-synonym", "drugbank-alias", "mesh"):
+        assert counts[source] > 0, source
+    assert all(e.source in SOURCES for _, e in lexicon.entries())
+
+
+def test_do_synonym_of_non_hetionet_doid_bridges_by_name(lexicon):
+    # "heart attack" is an exact synonym of DOID:5844, which is not a Hetionet Disease; the Side Effect
+    # "Myocardial infarction" bears the DO term's name, so it receives the synonym.
+    entries = lexicon.lookup("heart attack")
+    assert ("Side Effect::C0027051", "do-synonym") in {(e.node_id, e.source) for e in entries}
+
+
+def test_do_synonyms_of_hetionet_disease(lexicon):
+    assert "Disease::DOID:10652" in {e.node_id for e in lexicon.lookup("Alzheimer disease")}
+
+
+def test_drugbank_brand_and_gene_alias(lexicon):
+    assert {e.node_id for e in lexicon.lookup("Glucophage")} == {"Compound::DB00331"}
+    assert "Gene::7157" in {e.node_id for e in lexicon.lookup("p53")}
+
+
+def test_lexicon_without_synonyms_has_names_only(nodes):
+    small = Lexicon.build(nodes.head(500), None)
+    assert {e.source for _, e in small.entries()} <= {"name", "mesh"}
+    assert len(small.node_names) == 500
+
+
+def test_lexicon_rejects_bad_input(nodes, tmp_path):
+    with pytest.raises(DataError, match="identifier"):
+        Lexicon.build(nodes.drop(columns=["identifier"]), None)
+    with pytest.raises(DataError, match="does not exist"):
+        Lexicon.build(nodes.head(10), tmp_path / "nope")
+
+
+def test_lexicon_save_load_roundtrip(lexicon, tmp_path):
+    path = lexicon.save(tmp_path / "lexicon.pkl")
+    loaded = Lexicon.load(path)
+    assert len(loaded) == len(lexicon)
+    assert set(loaded.entries()) == set(lexicon.entries())
+    assert loaded.lookup("heart attack") == lexicon.lookup("heart attack")
+    assert loaded.node_names == lexicon.node_names
+    assert loaded.info["format_version"] == FORMAT_VERSION
+
+
+def test_lexicon_load_refuses_other_versions(tmp_path):
+    import pickle
+
+    path = tmp_path / "old.pkl"
+    path.write_bytes(pickle.dumps({"format": "engram-kit-lexicon", "version": FORMAT_VERSION + 1}))
+    with pytest.raises(DataError, match="format version"):
+        Lexicon.load(path)
+    (tmp_path / "junk.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(DataError):
+        Lexicon.load(tmp_path / "junk.pkl")
+
+
+def test_lexicon_builds_in_seconds(nodes):
+    started = time.perf_counter()
+    Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
+    assert time.perf_counter() - started < 15  # measured ~1.5-3 s on 2 shared cores
+
+
+@pytest.mark.shared
+def test_bundled_sample_gives_the_same_lexicon_as_the_full_tables(nodes, lexicon):
+    if not SHARED_SYNONYMS.is_dir():
+        pytest.skip("../shared/data/synonyms not available")
+    full = Lexicon.build(nodes, SHARED_SYNONYMS)
+    assert set(full.entries()) == set(lexicon.entries())
+
+
+def test_bundled_sample_is_small():
+    total = sum(p.stat().st_size for p in BUNDLED_SYNONYMS_DIR.rglob("*") if p.is_file())
+    assert total <= 2_000_000
+    assert (BUNDLED_SYNONYMS_DIR / "README.md").is_file()
+
+
+# ----------------------------------------------------------------------------------------------- gazetteer
+def test_stoplist_rules():
+    for word in ("cat", "set", "max", "camp", "all", "she", "was", "can", "met", "rest"):
+        assert word in GENE_STOPLIST
+    assert "ace" not in GENE_STOPLIST
+    assert case_rule(LexiconEntry("SET", "Gene::6418", "Gene", "name")) is None
+    assert case_rule(LexiconEntry("ACE", "Gene::1636", "Gene", "name")) == "gene"
+    assert case_rule(LexiconEntry("x", "Gene::1", "Gene", "name")) is None
+
+
+def test_longest_match_and_offsets(extractor, abstracts):
+    text = abstracts["11893059"]
+    mentions = extractor.extract(text)
+    assert [m.start for m in mentions] == sorted(m.start for m in mentions)
+    for m in mentions:
+        assert text[m.start:m.end] == m.text
+        assert len(m.candidates) == len(m.kinds) >= 1
+    ad = by_text(mentions, "Alzheimer's disease")
+    assert len(ad) == text.count("Alzheimer's disease") == 2
+    assert all(m.candidates == ("Disease::DOID:10652",) for m in ad)
+    assert not by_text(mentions, "disease")  # never the shorter name inside the longer one
+    assert by_text(mentions, "Donepezil hydrochloride")[0].candidates == ("Compound::DB00843",)
+    assert all(m.candidates == ("Gene::43",) for m in by_text(mentions, "AChE"))
+
+
+def test_abbreviation_defined_in_text(extractor, abstracts):
+    text = abstracts["12636181"]
+    mentions = extractor.extract(text)
+    short = by_text(mentions, "AD")
+    assert len(short) == len(re.findall(r"\bAD\b", text)) >= 3
+    for m in short:
+        assert m.method == "abbreviation"
+        assert m.long_form == "Alzheimer's disease"
+        assert m.candidates == ("Disease::DOID:10652",)
+
+
+def test_abbreviations_can_be_turned_off(lexicon, extractor, abstracts):
+    plain = EntityExtractor(lexicon, abbreviations=False, gazetteer=extractor.gazetteer)
+    assert not [m for m in plain.extract(abstracts["12636181"]) if m.method == "abbreviation"]
+
+
+def test_gene_symbol_that_is_an_english_word_does_not_match_prose(extractor, abstracts):
+    for pmid in ("10827109", "8605116"):
+        text = abstracts[pmid]
+        assert re.search(r"\bset\b", text)
+        mentions = extractor.extract(text)
+        assert not [m for m in mentions if m.text.lower() == "set"]
+    genes = {c for m in extractor.extract(abstracts["10827109"]) for c in m.candidates}
+    assert "Gene::672" in genes  # BRCA1 is still found
+    assert "Gene::5925" in {c for m in extractor.extract(abstracts["8605116"]) for c in m.candidates}
+
+
+def test_case_and_word_boundaries(extractor):
+    text = "The cat ate. CAT and SET levels; TP53 and tp53; anti-TNF therapy."
+    found = {m.text: m for m in extractor.extract(text)}
+    assert "cat" not in found
+    assert "CAT" not in found and "SET" not in found  # stoplisted gene symbols, even in capitals
+    assert found["TP53"].candidates == ("Gene::7157",)
+    assert "tp53" not in found  # gene symbols are case-sensitive
+    assert found["TNF"].candidates == ("Gene::7124",)
+
+
+def test_ambiguity_is_kept(extractor, abstracts):
+    mentions = by_text(extractor.extract(abstracts["16428827"]), "amnesia")
+    assert mentions
+    assert set(mentions[0].candidates) == {"Side Effect::C0002622", "Symptom::D000647"}
+    assert set(mentions[0].kinds) == {"Side Effect", "Symptom"}
+
+
+def test_possessive_and_synonym_variants(extractor):
+    mentions = extractor.extract("Alzheimer disease and a heart attack were treated with Glucophage.")
+    found = {m.text: m.candidates for m in mentions}
+    assert found["Alzheimer disease"] == ("Disease::DOID:10652",)
+    assert found["heart attack"] == ("Side Effect::C0027051",)
+    assert found["Glucophage"] == ("Compound::DB00331",)
+
+
+def test_extract_many_matches_extract_and_is_fast(extractor, abstracts):
+    texts = list(abstracts.values()) * 40  # 200 abstracts
+    started = time.perf_counter()
+    batched = extractor.extract_many(texts)
+    rate = len(texts) / (time.perf_counter() - started)
+    assert batched[: len(abstracts)] == [extractor.extract(t) for t in abstracts.values()]
+    assert rate >= 50  # target >= 100/s on one core; measured ~800-1,200/s on 1,000 real abstracts
+
+
+def test_empty_text(extractor):
+    assert extractor.extract("") == []
+    assert extractor.extract_many([]) == []
+
+
+def test_gazetteer_counts(lexicon, extractor):
+    assert isinstance(extractor.gazetteer, Gazetteer)
+    assert 50_000 < extractor.gazetteer.n_keys <= len(lexicon) + 10_000
+
+
+# --------------------------------------------------------------------------------------------------- NER
+def test_ner_requested_but_absent_is_a_clear_error(lexicon, extractor):
+    if ner_model_available("en_ner_bc5cdr_md"):
+        pytest.skip("en_ner_bc5cdr_md is installed")
+    with pytest.raises(BackendUnavailableError, match="en_ner_bc5cdr_md"):
+        EntityExtractor(lexicon, ner="en_ner_bc5cdr_md", gazetteer=extractor.gazetteer)
+
+
+def test_ner_auto_skips_silently_when_absent(lexicon, extractor):
+    auto = EntityExtractor(lexicon, ner="auto", gazetteer=extractor.gazetteer)
+    if not ner_model_available("en_ner_bc5cdr_md"):
+        assert auto.ner_model is None
+    with pytest.raises(DataError):
+        EntityExtractor(lexicon, ner="", gazetteer=extractor.gazetteer)
