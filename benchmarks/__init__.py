@@ -1,0 +1,1 @@
+"""Benchmarks of engram-kit (run as modules: ``python -m benchmarks.ppr``)."""
