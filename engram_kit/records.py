@@ -124,3 +124,25 @@ class LiteratureBatch:
         """Append all records of ``other`` to this batch."""
         for name in ("articles", "sections", "passages", "nounphrases", "mentions", "maps_to", "same_as"):
             getattr(self, name).extend(getattr(other, name))
+
+    def deduplicated(self) -> LiteratureBatch:
+        """A copy with NounPhrases, MAPS_TO and SAME_AS edges de-duplicated on their keys (first wins).
+
+        Several records of one batch often mention the same NounPhrase; the store merges on ids, but
+        handing it each key once keeps the write a pure upsert.
+        """
+        def unique(items: list, key) -> list:  # noqa: ANN001
+            seen: dict = {}
+            for item in items:
+                seen.setdefault(key(item), item)
+            return list(seen.values())
+
+        return LiteratureBatch(
+            articles=list(self.articles),
+            sections=list(self.sections),
+            passages=list(self.passages),
+            nounphrases=unique(self.nounphrases, lambda n: n.id),
+            mentions=list(self.mentions),
+            maps_to=unique(self.maps_to, lambda m: (m.nounphrase_id, m.entity_id)),
+            same_as=unique(self.same_as, lambda s: (s.nounphrase_id, s.hub_id)),
+        )

@@ -109,6 +109,15 @@ class GraphStore(ABC):
         """Domain edges whose both endpoints are in ``node_ids``. Columns ``source, target, rel_type``."""
 
     @abstractmethod
+    def node_ids_by_label(self) -> dict[str, list[str]]:
+        """All node ids per label: the 11 domain labels and ``NounPhrase`` (empty lists included), sorted."""
+
+    @abstractmethod
+    def domain_edges(self) -> pd.DataFrame:
+        """All domain (knowledge-graph) edges, e.g. to build the in-memory CSR graph. Columns ``source,
+        target, rel_type``."""
+
+    @abstractmethod
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
         """Run one Cypher statement and return its rows. No guard here: the evidence desk guards."""
 

@@ -1,0 +1,441 @@
+"""Every Cypher statement the graph stores send, in one registry keyed by name and dialect.
+
+Callers never write Cypher: a store asks for ``statement("merge_nounphrases", "ladybug")`` and runs the
+text with parameters. Values are *always* passed as query parameters (``$rows``, ``$ids``); the only
+text interpolated into a statement is a node label or relationship type taken from the fixed schema
+(:mod:`engram_kit.kg.schema` plus the literature labels below), and :func:`statement` refuses anything
+else, so no user-supplied string ever reaches the query text.
+
+Dialects
+--------
+``"ladybug"``
+    LadybugDB 0.22 (the maintained fork of Kuzu): typed node/rel tables, ``COPY ... FROM $frame`` from a
+    pandas DataFrame, multi-endpoint rel tables (``FROM Passage TO NounPhrase, FROM Section TO ...``).
+``"neo4j"``
+    Neo4j 5 (schema-free labels, uniqueness constraints). Where the Neo4j form is known it is included;
+    the Neo4j store (not written yet) may add the missing ones. :func:`statement` names the gap.
+
+Graph model
+-----------
+See :mod:`engram_kit.store.base`. ``index`` is a reserved word in LadybugDB's Cypher, so the record field
+``index`` of sections and passages is stored as the property ``idx`` (stores rename it back on read).
+"""
+
+from __future__ import annotations
+
+from engram_kit.errors import DataError, QueryError
+from engram_kit.kg.schema import METAEDGES, NODE_KINDS
+
+#: Cypher dialects known to the registry.
+DIALECTS: tuple[str, ...] = ("ladybug", "neo4j")
+
+#: Labels of the 11 Hetionet node tables, in schema order.
+DOMAIN_LABELS: tuple[str, ...] = tuple(NODE_KINDS.values())
+#: Relationship types of the 24 Hetionet metaedges, in schema order.
+DOMAIN_REL_TYPES: tuple[str, ...] = tuple(m.rel_type for m in METAEDGES)
+#: Labels of the literature layer.
+LITERATURE_LABELS: tuple[str, ...] = ("Article", "Section", "Passage", "NounPhrase")
+#: Relationship types of the literature layer.
+LITERATURE_REL_TYPES: tuple[str, ...] = ("HAS_SECTION", "CONTAINS", "MENTIONS", "MAPS_TO", "SAME_AS")
+#: Labels that may be the source of a ``MENTIONS`` edge.
+MENTION_SOURCE_LABELS: tuple[str, ...] = ("Passage", "Section", "Article")
+
+#: Properties of every domain node table: name -> LadybugDB type (``id`` is the primary key).
+DOMAIN_NODE_PROPERTIES: dict[str, str] = {"id": "STRING", "name": "STRING", "identifier": "STRING"}
+#: Properties of every domain rel table (Hetionet edge properties, flattened to strings).
+DOMAIN_REL_PROPERTIES: dict[str, str] = {
+    "sources": "STRING", "license": "STRING", "unbiased": "STRING", "pubmed_ids": "STRING",
+}
+#: Literature node tables: label -> property -> LadybugDB type. ``id`` is the primary key of each.
+LITERATURE_NODE_PROPERTIES: dict[str, dict[str, str]] = {
+    "Article": {
+        "id": "STRING", "source": "STRING", "title": "STRING", "pmid": "STRING", "year": "INT64",
+        "doi": "STRING", "authors": "STRING", "status": "STRING", "error": "STRING",
+        "content_hash": "STRING",
+    },
+    "Section": {
+        "id": "STRING", "article_id": "STRING", "title": "STRING", "idx": "INT64", "summary": "STRING",
+    },
+    "Passage": {
+        "id": "STRING", "article_id": "STRING", "section_id": "STRING", "text": "STRING",
+        "source": "STRING", "idx": "INT64", "pmid": "STRING", "title": "STRING", "year": "INT64",
+        "section_title": "STRING", "page_start": "INT64", "page_end": "INT64", "char_start": "INT64",
+        "char_end": "INT64",
+    },
+    "NounPhrase": {"id": "STRING", "name": "STRING", "normalized": "STRING", "entity_type": "STRING"},
+}
+#: Literature rel tables: type -> (list of (from, to) label pairs, properties).
+LITERATURE_REL_TABLES: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {
+    "HAS_SECTION": ((("Article", "Section"),), {}),
+    "CONTAINS": ((("Section", "Passage"),), {}),
+    "MENTIONS": (tuple((src, "NounPhrase") for src in MENTION_SOURCE_LABELS), {"count": "INT64"}),
+    "MAPS_TO": (tuple(("NounPhrase", label) for label in DOMAIN_LABELS),
+                {"confidence": "DOUBLE", "method": "STRING"}),
+    "SAME_AS": ((("NounPhrase", "NounPhrase"),), {}),
+}
+
+#: Every identifier that may be interpolated into a statement template.
+SCHEMA_IDENTIFIERS: frozenset[str] = frozenset(
+    DOMAIN_LABELS + DOMAIN_REL_TYPES + LITERATURE_LABELS + LITERATURE_REL_TYPES
+)
+
+_PASSAGE_RETURN = ", ".join(
+    f"p.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Passage"]
+)
+_ARTICLE_RETURN = ", ".join(
+    f"a.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Article"]
+)
+_DOMAIN_REL_UNION = "|".join(DOMAIN_REL_TYPES)
+
+
+def _set_clause(variable: str, properties: dict[str, str], *, skip: tuple[str, ...] = ("id",)) -> str:
+    """``n.name = row.name, n.title = row.title`` for every property except ``skip``."""
+    return ", ".join(f"{variable}.{p} = row.{p}" for p in properties if p not in skip)
+
+
+def _create_map(properties: dict[str, str]) -> str:
+    """``{id: row.id, name: row.name}`` for every property."""
+    return "{" + ", ".join(f"{p}: row.{p}" for p in properties) + "}"
+
+
+#: name -> dialect -> statement text. ``{label}``/``{rel_type}`` placeholders take schema identifiers only.
+#: LadybugDB note: after ``UNWIND``, two node lookups must be two ``MATCH`` clauses
+#: (``MATCH (a {id: row.x}) MATCH (b {id: row.y})``); the comma form ``MATCH (a ...), (b ...)`` is planned
+#: as a cross product of both tables and was 60x slower (2.5 s vs 0.04 s for 2,000 rows).
+STATEMENTS: dict[str, dict[str, str]] = {
+    # --- bulk load ---------------------------------------------------------------------------------
+    "copy_node_table": {
+        # The frame's columns must be the table's properties, in table order.
+        "ladybug": "COPY {label} FROM $frame",
+        "neo4j": "UNWIND $rows AS row MERGE (n:{label} {id: row.id}) "
+                 "SET n.name = row.name, n.identifier = row.identifier",
+    },
+    "copy_rel_table": {
+        # The frame's columns: from id, to id, then the rel properties in table order.
+        "ladybug": "COPY {rel_type} FROM $frame",
+        "neo4j": "UNWIND $rows AS row MATCH (a {id: row.source}), (b {id: row.target}) "
+                 "CREATE (a)-[r:{rel_type}]->(b) SET r.sources = row.sources, r.license = row.license, "
+                 "r.unbiased = row.unbiased, r.pubmed_ids = row.pubmed_ids",
+    },
+    # --- counts ------------------------------------------------------------------------------------
+    "count_nodes": {
+        "ladybug": "MATCH (n:{label}) RETURN count(n) AS n",
+        "neo4j": "MATCH (n:{label}) RETURN count(n) AS n",
+    },
+    "count_rels": {
+        "ladybug": "MATCH ()-[r:{rel_type}]->() RETURN count(r) AS n",
+        "neo4j": "MATCH ()-[r:{rel_type}]->() RETURN count(r) AS n",
+    },
+    # --- literature writes -------------------------------------------------------------------------
+    "nounphrases_mentioned_by_passages": {
+        "ladybug": "MATCH (p:Passage)-[:MENTIONS]->(n:NounPhrase) WHERE p.article_id IN $article_ids "
+                   "RETURN DISTINCT n.id AS id",
+        "neo4j": "MATCH (p:Passage)-[:MENTIONS]->(n:NounPhrase) WHERE p.article_id IN $article_ids "
+                 "RETURN DISTINCT n.id AS id",
+    },
+    "nounphrases_mentioned_by_sections": {
+        "ladybug": "MATCH (s:Section)-[:MENTIONS]->(n:NounPhrase) WHERE s.article_id IN $article_ids "
+                   "RETURN DISTINCT n.id AS id",
+        "neo4j": "MATCH (s:Section)-[:MENTIONS]->(n:NounPhrase) WHERE s.article_id IN $article_ids "
+                 "RETURN DISTINCT n.id AS id",
+    },
+    "nounphrases_mentioned_by_articles": {
+        "ladybug": "MATCH (a:Article)-[:MENTIONS]->(n:NounPhrase) WHERE a.id IN $article_ids "
+                   "RETURN DISTINCT n.id AS id",
+        "neo4j": "MATCH (a:Article)-[:MENTIONS]->(n:NounPhrase) WHERE a.id IN $article_ids "
+                 "RETURN DISTINCT n.id AS id",
+    },
+    "delete_passages_of_articles": {
+        "ladybug": "MATCH (p:Passage) WHERE p.article_id IN $article_ids DETACH DELETE p",
+        "neo4j": "MATCH (p:Passage) WHERE p.article_id IN $article_ids DETACH DELETE p",
+    },
+    "count_passages_of_articles": {
+        "ladybug": "MATCH (p:Passage) WHERE p.article_id IN $article_ids RETURN count(p) AS n",
+        "neo4j": "MATCH (p:Passage) WHERE p.article_id IN $article_ids RETURN count(p) AS n",
+    },
+    "delete_sections_of_articles": {
+        "ladybug": "MATCH (s:Section) WHERE s.article_id IN $article_ids DETACH DELETE s",
+        "neo4j": "MATCH (s:Section) WHERE s.article_id IN $article_ids DETACH DELETE s",
+    },
+    "delete_articles": {
+        "ladybug": "MATCH (a:Article) WHERE a.id IN $article_ids DETACH DELETE a",
+        "neo4j": "MATCH (a:Article) WHERE a.id IN $article_ids DETACH DELETE a",
+    },
+    "delete_orphan_nounphrases": {
+        # Orphan: a NounPhrase nothing mentions and no alias points to (hubs of SAME_AS are kept).
+        "ladybug": "MATCH (n:NounPhrase) WHERE n.id IN $ids "
+                   "AND NOT EXISTS { MATCH (n)<-[:MENTIONS]-() } AND NOT EXISTS { MATCH (n)<-[:SAME_AS]-() } "
+                   "DETACH DELETE n RETURN count(*) AS n",
+        "neo4j": "MATCH (n:NounPhrase) WHERE n.id IN $ids "
+                 "AND NOT EXISTS { (n)<-[:MENTIONS]-() } AND NOT EXISTS { (n)<-[:SAME_AS]-() } "
+                 "DETACH DELETE n RETURN count(*) AS n",
+    },
+    "create_articles": {
+        "ladybug": "UNWIND $rows AS row CREATE (a:Article "
+                   + _create_map(LITERATURE_NODE_PROPERTIES["Article"]) + ") RETURN count(a) AS n",
+        "neo4j": "UNWIND $rows AS row MERGE (a:Article {id: row.id}) SET "
+                 + _set_clause("a", LITERATURE_NODE_PROPERTIES["Article"]) + " RETURN count(a) AS n",
+    },
+    "create_sections": {
+        "ladybug": "UNWIND $rows AS row MATCH (a:Article {id: row.article_id}) "
+                   "CREATE (a)-[:HAS_SECTION]->(s:Section "
+                   + _create_map(LITERATURE_NODE_PROPERTIES["Section"]) + ") RETURN count(s) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (a:Article {id: row.article_id}) "
+                 "MERGE (a)-[:HAS_SECTION]->(s:Section {id: row.id}) SET "
+                 + _set_clause("s", LITERATURE_NODE_PROPERTIES["Section"]) + " RETURN count(s) AS n",
+    },
+    "create_passages": {
+        "ladybug": "UNWIND $rows AS row MATCH (s:Section {id: row.section_id}) "
+                   "CREATE (s)-[:CONTAINS]->(p:Passage "
+                   + _create_map(LITERATURE_NODE_PROPERTIES["Passage"]) + ") RETURN count(p) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (s:Section {id: row.section_id}) "
+                 "MERGE (s)-[:CONTAINS]->(p:Passage {id: row.id}) SET "
+                 + _set_clause("p", LITERATURE_NODE_PROPERTIES["Passage"]) + " RETURN count(p) AS n",
+    },
+    "merge_nounphrases": {
+        "ladybug": "UNWIND $rows AS row MERGE (n:NounPhrase {id: row.id}) "
+                   "ON CREATE SET n.name = row.name, n.normalized = row.normalized, "
+                   "n.entity_type = row.entity_type RETURN count(n) AS n",
+        "neo4j": "UNWIND $rows AS row MERGE (n:NounPhrase {id: row.id}) "
+                 "ON CREATE SET n.name = row.name, n.normalized = row.normalized, "
+                 "n.entity_type = row.entity_type RETURN count(n) AS n",
+    },
+    "merge_mentions": {
+        # {label}: Passage, Section or Article.
+        "ladybug": "UNWIND $rows AS row MATCH (x:{label} {id: row.source_id}) "
+                   "MATCH (n:NounPhrase {id: row.nounphrase_id}) MERGE (x)-[r:MENTIONS]->(n) "
+                   "SET r.count = row.count RETURN count(r) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (x:{label} {id: row.source_id}), "
+                 "(n:NounPhrase {id: row.nounphrase_id}) MERGE (x)-[r:MENTIONS]->(n) "
+                 "SET r.count = row.count RETURN count(r) AS n",
+    },
+    "merge_maps_to": {
+        # {label}: the domain label of the entity (one statement per label keeps lookups on one table).
+        "ladybug": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
+                   "MATCH (e:{label} {id: row.entity_id}) MERGE (n)-[r:MAPS_TO]->(e) "
+                   "SET r.confidence = row.confidence, r.method = row.method RETURN count(r) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}), "
+                 "(e:{label} {id: row.entity_id}) MERGE (n)-[r:MAPS_TO]->(e) "
+                 "SET r.confidence = row.confidence, r.method = row.method RETURN count(r) AS n",
+    },
+    "merge_same_as": {
+        "ladybug": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
+                   "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}), "
+                 "(h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
+    },
+    "set_article_status": {
+        "ladybug": "MATCH (a:Article {id: $id}) SET a.status = $status, a.error = $error RETURN count(a) AS n",
+        "neo4j": "MATCH (a:Article {id: $id}) SET a.status = $status, a.error = $error RETURN count(a) AS n",
+    },
+    # --- reads -------------------------------------------------------------------------------------
+    "nodes_by_id": {
+        # {label}: one domain label or NounPhrase.
+        "ladybug": "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name",
+        "neo4j": "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name",
+    },
+    "node_ids": {
+        "ladybug": "MATCH (n:{label}) RETURN n.id AS id ORDER BY id",
+        "neo4j": "MATCH (n:{label}) RETURN n.id AS id ORDER BY id",
+    },
+    "rel_endpoints": {
+        # All edges of one rel table (used to build the in-memory CSR graph).
+        "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target",
+        "neo4j": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target",
+    },
+    "passages_by_id": {
+        "ladybug": f"MATCH (p:Passage) WHERE p.id IN $ids RETURN {_PASSAGE_RETURN}",
+        "neo4j": f"MATCH (p:Passage) WHERE p.id IN $ids RETURN {_PASSAGE_RETURN}",
+    },
+    "articles_all": {
+        "ladybug": "MATCH (a:Article) OPTIONAL MATCH (a)-[:HAS_SECTION]->(:Section)-[:CONTAINS]->(p:Passage) "
+                   f"RETURN {_ARTICLE_RETURN}, count(p) AS passages ORDER BY id",
+        "neo4j": "MATCH (a:Article) OPTIONAL MATCH (a)-[:HAS_SECTION]->(:Section)-[:CONTAINS]->(p:Passage) "
+                 f"RETURN {_ARTICLE_RETURN}, count(p) AS passages ORDER BY id",
+    },
+    "articles_by_source": {
+        "ladybug": "MATCH (a:Article) WHERE a.source = $source "
+                   "OPTIONAL MATCH (a)-[:HAS_SECTION]->(:Section)-[:CONTAINS]->(p:Passage) "
+                   f"RETURN {_ARTICLE_RETURN}, count(p) AS passages ORDER BY id",
+        "neo4j": "MATCH (a:Article) WHERE a.source = $source "
+                 "OPTIONAL MATCH (a)-[:HAS_SECTION]->(:Section)-[:CONTAINS]->(p:Passage) "
+                 f"RETURN {_ARTICLE_RETURN}, count(p) AS passages ORDER BY id",
+    },
+    "passage_mention_edges": {
+        "ladybug": "MATCH (p:Passage)-[r:MENTIONS]->(n:NounPhrase) "
+                   "RETURN p.id AS source, n.id AS target, CAST(r.count AS DOUBLE) AS weight",
+        "neo4j": "MATCH (p:Passage)-[r:MENTIONS]->(n:NounPhrase) "
+                 "RETURN p.id AS source, n.id AS target, toFloat(r.count) AS weight",
+    },
+    "maps_to_edges": {
+        "ladybug": "MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) RETURN n.id AS source, e.id AS target, "
+                   "r.confidence AS weight",
+        "neo4j": "MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) RETURN n.id AS source, e.id AS target, "
+                 "r.confidence AS weight",
+    },
+    "same_as_edges": {
+        "ladybug": "MATCH (n:NounPhrase)-[r:SAME_AS]->(h:NounPhrase) RETURN n.id AS source, h.id AS target, "
+                   "1.0 AS weight",
+        "neo4j": "MATCH (n:NounPhrase)-[r:SAME_AS]->(h:NounPhrase) RETURN n.id AS source, h.id AS target, "
+                 "1.0 AS weight",
+    },
+    "passage_mentions": {
+        "ladybug": "MATCH (p:Passage)-[m:MENTIONS]->(n:NounPhrase) WHERE p.id IN $ids "
+                   "OPTIONAL MATCH (n)-[r:MAPS_TO]->(e) "
+                   "RETURN p.id AS passage_id, n.id AS nounphrase_id, n.name AS mention, e.id AS entity_id, "
+                   "e.name AS entity_name, label(e) AS entity_label, r.confidence AS confidence, "
+                   "r.method AS method",
+        "neo4j": "MATCH (p:Passage)-[m:MENTIONS]->(n:NounPhrase) WHERE p.id IN $ids "
+                 "OPTIONAL MATCH (n)-[r:MAPS_TO]->(e) "
+                 "RETURN p.id AS passage_id, n.id AS nounphrase_id, n.name AS mention, e.id AS entity_id, "
+                 "e.name AS entity_name, labels(e)[0] AS entity_label, r.confidence AS confidence, "
+                 "r.method AS method",
+    },
+    "edges_among": {
+        # One query over the 24 domain rel tables; both endpoints filtered by the same id list.
+        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
+                   "RETURN a.id AS source, b.id AS target, label(r) AS rel_type",
+        "neo4j": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
+                 "RETURN a.id AS source, b.id AS target, type(r) AS rel_type",
+    },
+}
+
+
+def statement(name: str, dialect: str, **identifiers: str) -> str:
+    """Return the text of a registered statement, with schema identifiers filled in.
+
+    Parameters
+    ----------
+    name : str
+        Key of :data:`STATEMENTS`, e.g. ``"merge_nounphrases"``.
+    dialect : str
+        One of :data:`DIALECTS`.
+    **identifiers : str
+        Values for ``{label}`` / ``{rel_type}`` placeholders. Each must be a schema label or relationship
+        type (:data:`SCHEMA_IDENTIFIERS`); data values go in query parameters instead.
+
+    Returns
+    -------
+    str
+        The Cypher text, ready to run with its parameters.
+
+    Raises
+    ------
+    QueryError
+        If the statement name is unknown, or has no text for this dialect yet.
+    DataError
+        If an identifier is not part of the fixed schema.
+
+    Examples
+    --------
+    >>> statement("count_nodes", "ladybug", label="Gene")
+    'MATCH (n:Gene) RETURN count(n) AS n'
+    """
+    by_dialect = STATEMENTS.get(name)
+    if by_dialect is None:
+        raise QueryError(f"Unknown Cypher statement {name!r}; registered names: {', '.join(sorted(STATEMENTS))}.")
+    text = by_dialect.get(dialect)
+    if text is None:
+        raise QueryError(
+            f"Cypher statement {name!r} has no {dialect!r} version yet (has: {', '.join(sorted(by_dialect))}); "
+            f"add it to engram_kit.store.cypher.STATEMENTS."
+        )
+    for key, value in identifiers.items():
+        if value not in SCHEMA_IDENTIFIERS:
+            raise DataError(
+                f"{key}={value!r} is not a label or relationship type of the engram-kit schema; only schema "
+                f"identifiers may be interpolated into Cypher (pass data values as parameters)."
+            )
+        placeholder = "{" + key + "}"
+        if placeholder not in text:
+            raise QueryError(f"Cypher statement {name!r} has no {placeholder} placeholder to fill.")
+        text = text.replace(placeholder, value)
+    return text
+
+
+# --- DDL builders ------------------------------------------------------------------------------------
+def _check_dialect(dialect: str) -> None:
+    if dialect not in DIALECTS:
+        raise QueryError(f"Unknown Cypher dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
+
+
+def _property_list(properties: dict[str, str], *, primary_key: str | None = None) -> str:
+    parts = []
+    for prop, type_ in properties.items():
+        suffix = " PRIMARY KEY" if prop == primary_key else ""
+        parts.append(f"{prop} {type_}{suffix}")
+    return ", ".join(parts)
+
+
+def node_table_ddl(label: str, properties: dict[str, str], dialect: str = "ladybug") -> str:
+    """DDL creating one node table (LadybugDB) or the ``id`` uniqueness constraint (Neo4j); idempotent.
+
+    Parameters
+    ----------
+    label : str
+        A schema label (:data:`SCHEMA_IDENTIFIERS`).
+    properties : dict
+        Property name -> LadybugDB type; must contain ``id`` (the primary key).
+    dialect : str
+        ``"ladybug"`` or ``"neo4j"``.
+
+    Raises
+    ------
+    DataError
+        If the label is not a schema label or ``id`` is missing.
+    """
+    _check_dialect(dialect)
+    if label not in SCHEMA_IDENTIFIERS:
+        raise DataError(f"Label {label!r} is not part of the engram-kit schema.")
+    if "id" not in properties:
+        raise DataError(f"Node table {label!r} needs an 'id' property (its primary key).")
+    if dialect == "neo4j":
+        return (f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS "
+                f"FOR (n:{label}) REQUIRE n.id IS UNIQUE")
+    return f"CREATE NODE TABLE IF NOT EXISTS {label}({_property_list(properties, primary_key='id')})"
+
+
+def rel_table_ddl(rel_type: str, endpoints: tuple[tuple[str, str], ...], properties: dict[str, str],
+                  dialect: str = "ladybug") -> str | None:
+    """DDL creating one relationship table (LadybugDB); ``None`` for Neo4j (no rel schema there).
+
+    Parameters
+    ----------
+    rel_type : str
+        A schema relationship type.
+    endpoints : tuple of (from_label, to_label)
+        One pair per allowed endpoint combination; several give a multi-endpoint rel table
+        (``CREATE REL TABLE MENTIONS(FROM Passage TO NounPhrase, FROM Section TO NounPhrase, ...)``).
+    properties : dict
+        Property name -> LadybugDB type.
+    """
+    _check_dialect(dialect)
+    if rel_type not in SCHEMA_IDENTIFIERS:
+        raise DataError(f"Relationship type {rel_type!r} is not part of the engram-kit schema.")
+    if dialect == "neo4j":
+        return None
+    pairs = ", ".join(f"FROM {src} TO {dst}" for src, dst in endpoints)
+    props = _property_list(properties)
+    body = f"{pairs}, {props}" if props else pairs
+    return f"CREATE REL TABLE IF NOT EXISTS {rel_type}({body})"
+
+
+def schema_statements(dialect: str = "ladybug") -> list[str]:
+    """All DDL of the engram-kit graph model, in dependency order (node tables before rel tables).
+
+    Returns
+    -------
+    list of str
+        11 domain node tables, 4 literature node tables, 24 metaedge rel tables and 5 literature rel
+        tables for LadybugDB (44 statements); uniqueness constraints for Neo4j (15 statements).
+    """
+    _check_dialect(dialect)
+    out = [node_table_ddl(label, DOMAIN_NODE_PROPERTIES, dialect) for label in DOMAIN_LABELS]
+    out += [node_table_ddl(label, props, dialect) for label, props in LITERATURE_NODE_PROPERTIES.items()]
+    rels: list[str | None] = [
+        rel_table_ddl(m.rel_type, ((m.source_label, m.target_label),), DOMAIN_REL_PROPERTIES, dialect)
+        for m in METAEDGES
+    ]
+    rels += [rel_table_ddl(rel, ends, props, dialect) for rel, (ends, props) in LITERATURE_REL_TABLES.items()]
+    out += [text for text in rels if text is not None]
+    return out
