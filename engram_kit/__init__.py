@@ -1,1 +1,23 @@
-"""engram-kit."""
+"""engram-kit: a notebook-first research workbench for biomedical GraphRAG.
+
+Load a curated knowledge graph (Hetionet v1.0), add literature, ask questions: entities in the question
+seed Personalized PageRank over graph + literature, passages are ranked by a blend of PPR and semantic
+similarity, and the answer cites every claim. Start with :class:`engram_kit.Workspace`.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from engram_kit.errors import EngramError  # noqa: E402
+from engram_kit.settings import Settings  # noqa: E402
+
+__all__ = ["EngramError", "Settings", "Workspace", "__version__"]
+
+
+def __getattr__(name: str):  # noqa: ANN202 - lazy import keeps `import engram_kit` light
+    if name == "Workspace":
+        from engram_kit.workspace import Workspace
+
+        return Workspace
+    raise AttributeError(name)

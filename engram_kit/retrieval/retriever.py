@@ -1,0 +1,368 @@
+"""Question -> entities -> seeded Personalized PageRank -> blended passage ranking, with its trail.
+
+Method (after HippoRAG, Gutierrez et al. 2024, and ENGRAM's blended ranking):
+
+1. Entities in the question are found by the gazetteer and resolved to graph nodes; each resolved
+   entity becomes a seed node with weight proportional to its resolution confidence.
+2. PPR runs over the combined graph (knowledge graph + NounPhrase + Passage nodes); a passage's PPR
+   score is the stationary probability of its node, i.e. how much relevance flows into it through
+   the entities it mentions and their graph neighbourhood.
+3. A candidate pool (top PPR passages united with the top semantic neighbours of the question) is
+   scored by both signals, each min-max normalised over the pool, and ranked by
+   ``alpha * ppr + (1 - alpha) * semantic`` (``alpha`` = ``Settings.ppr_weight``, default 0.4).
+4. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
+   seeds to each passage, and the hub-drift diagnostic (share of PPR mass on the top 1% of nodes).
+
+When no entity resolves, retrieval falls back to semantic ranking alone and says so in ``fallback``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from engram_kit.embeddings import Embedder
+from engram_kit.errors import QueryError
+from engram_kit.extraction import EntityExtractor
+from engram_kit.resolution import EntityResolver
+from engram_kit.retrieval.graph_index import GraphIndex
+from engram_kit.retrieval.ppr import personalized_pagerank, top_share
+from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
+from engram_kit.settings import Settings
+from engram_kit.store.base import GraphStore
+from engram_kit.store.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+#: Source filter values accepted by :meth:`Retriever.retrieve`.
+SOURCE_FILTERS: tuple[str, ...] = ("all", "pubmed", "uploaded")
+#: Longest question accepted, in characters (longer input is almost certainly a pasted document).
+MAX_QUESTION_CHARS = 2_000
+#: Highest-PPR nodes of each kind always kept in the result subgraph (beside the overall top nodes).
+PER_KIND = 3
+#: A seed's neighbours of one kind are all kept in the subgraph when there are at most this many.
+SMALL_NEIGHBOURHOOD = 10
+
+
+def _minmax(values: np.ndarray) -> np.ndarray:
+    """Min-max normalise to [0, 1]; a constant vector maps to zeros (it carries no ranking signal)."""
+    if values.size == 0:
+        return values
+    lo, hi = float(values.min()), float(values.max())
+    if hi - lo <= 0.0:
+        return np.zeros_like(values)
+    return (values - lo) / (hi - lo)
+
+
+class Retriever:
+    """Graph-augmented passage retrieval over one workspace's store, vectors and graph index.
+
+    Parameters
+    ----------
+    store, vectors : the workspace's graph store and passage vector store.
+    index : a callable returning the current :class:`GraphIndex` (rebuilt by the workspace after
+        ingestion; called once per question).
+    extractor, resolver : entity extraction and resolution for the question.
+    embedder : the passage embedder (the question is embedded with the same model).
+    settings : PPR and ranking parameters (see :class:`~engram_kit.settings.Settings`).
+    """
+
+    def __init__(
+        self,
+        *,
+        store: GraphStore,
+        vectors: VectorStore,
+        index: Callable[[], GraphIndex],
+        extractor: EntityExtractor,
+        resolver: EntityResolver,
+        embedder: Embedder,
+        settings: Settings,
+    ) -> None:
+        self.store = store
+        self.vectors = vectors
+        self._index = index
+        self.extractor = extractor
+        self.resolver = resolver
+        self.embedder = embedder
+        self.settings = settings
+
+    # ------------------------------------------------------------------------------------------
+    def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
+        """Resolve the question's mentions to graph nodes present in ``index``.
+
+        Returns the resolved entities (seed weights normalised to sum to 1; one seed per distinct
+        node, keeping its most confident mention) and the mention texts that did not resolve.
+        """
+        best: dict[str, tuple[float, ResolvedEntity]] = {}
+        unresolved: list[str] = []
+        for mention in self.extractor.extract(question):
+            candidates = [
+                c for c in self.resolver.resolve(mention, context=question)
+                if c.confidence >= self.settings.min_link_confidence and index.index_of(c.node_id) is not None
+            ]
+            if not candidates:
+                unresolved.append(mention.text)
+                continue
+            top = candidates[0]
+            # Ties in confidence (an ambiguous alias) keep every tied candidate as a seed: PPR then
+            # spreads over all readings instead of guessing one.
+            for cand in (c for c in candidates if c.confidence >= top.confidence - 1e-9):
+                entity = ResolvedEntity(mention.text, mention.start, mention.end, cand.node_id, cand.name,
+                                        cand.kind, float(cand.confidence), cand.method, 0.0)
+                if cand.node_id not in best or best[cand.node_id][0] < cand.confidence:
+                    best[cand.node_id] = (cand.confidence, entity)
+        total = sum(conf for conf, _ in best.values())
+        entities = [
+            ResolvedEntity(**{**e.__dict__, "seed_weight": conf / total}) for conf, e in best.values()
+        ]
+        entities.sort(key=lambda e: (-e.seed_weight, e.start))
+        return entities, unresolved
+
+    def retrieve(
+        self,
+        question: str,
+        *,
+        source: str = "all",
+        top_k: int | None = None,
+        alpha: float | None = None,
+        extra_seeds: Mapping[str, float] | None = None,
+    ) -> RetrievalResult:
+        """Rank passages for ``question``.
+
+        Parameters
+        ----------
+        question : natural-language question, 1 .. 2,000 characters.
+        source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
+        top_k : passages to return (default ``Settings.top_k``).
+        alpha : PPR share of the blended score in [0, 1] (default ``Settings.ppr_weight``).
+        extra_seeds : node id -> weight added to the seed vector (e.g. session memory), weights >= 0.
+
+        Raises
+        ------
+        QueryError
+            Empty or over-long question, unknown source filter, alpha outside [0, 1].
+        """
+        question = (question or "").strip()
+        if not question:
+            raise QueryError("The question is empty; ask something, e.g. 'What does metformin treat?'.")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise QueryError(f"The question has {len(question)} characters; keep it under {MAX_QUESTION_CHARS}.")
+        if source not in SOURCE_FILTERS:
+            raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
+        alpha = self.settings.ppr_weight if alpha is None else float(alpha)
+        if not 0.0 <= alpha <= 1.0:
+            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the PPR share of the blended score.")
+        top_k = top_k or self.settings.top_k
+        timings: dict[str, float] = {}
+
+        t0 = time.perf_counter()
+        index = self._index()
+        entities, unresolved = self.resolve_question(question, index)
+        seeds: dict[int, float] = {}
+        for entity in entities:
+            seeds[index.index_of(entity.node_id)] = entity.seed_weight  # type: ignore[index]
+        for node_id, weight in (extra_seeds or {}).items():
+            i = index.index_of(node_id)
+            if i is not None and weight > 0:
+                seeds[i] = seeds.get(i, 0.0) + float(weight)
+        timings["resolve"] = time.perf_counter() - t0
+
+        fallback = ""
+        t0 = time.perf_counter()
+        if seeds:
+            ppr = personalized_pagerank(index.graph, seeds, damping=self.settings.damping,
+                                        tol=self.settings.ppr_tol, max_iter=self.settings.ppr_max_iter)
+            scores, iterations = ppr.scores, ppr.iterations
+            hub_mass = float(top_share(scores, self.settings.hub_fraction))
+        else:
+            fallback = ("No entity in the question resolved to the knowledge graph"
+                        + (f" (unresolved: {', '.join(unresolved)})" if unresolved else "")
+                        + "; passages are ranked by semantic similarity only.")
+            scores, iterations, hub_mass = np.zeros(index.graph.n_nodes, dtype=np.float32), 0, 0.0
+        timings["ppr"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        q_vec = self.embedder.encode([question])[0]
+        semantic = dict(self.vectors.query(q_vec, self.settings.candidate_pool,
+                                           source=None if source == "all" else source))
+        timings["semantic"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        mask = np.ones(len(index.passage_ids), dtype=bool)
+        if source != "all":
+            mask = index.passage_sources == source
+        passage_ppr = scores[index.passage_nodes[mask]] if len(index.passage_nodes) else np.zeros(0)
+        passage_ids = index.passage_ids[mask]
+        ppr_by_id: dict[str, float] = {}
+        if seeds and passage_ppr.size:
+            order = np.argsort(-passage_ppr)[: self.settings.candidate_pool]
+            ppr_by_id = {str(passage_ids[i]): float(passage_ppr[i]) for i in order if passage_ppr[i] > 0}
+        pool = list(dict.fromkeys([*ppr_by_id, *semantic]))
+        missing = [p for p in pool if p not in semantic]
+        if missing:
+            vectors = self.vectors.get_embeddings(missing)
+            for pid, vec in vectors.items():
+                semantic[pid] = float(np.dot(vec, q_vec))
+        pool = [p for p in pool if p in semantic]  # a passage without a vector cannot be blended
+        full_ppr = dict(zip(index.passage_ids.tolist(), scores[index.passage_nodes].tolist())) if seeds else {}
+        ppr_raw = np.array([full_ppr.get(p, 0.0) for p in pool], dtype=np.float64)
+        sem_raw = np.array([semantic[p] for p in pool], dtype=np.float64)
+        effective_alpha = alpha if seeds else 0.0
+        ppr_norm, sem_norm = _minmax(ppr_raw), _minmax(sem_raw)
+        blended = effective_alpha * ppr_norm + (1.0 - effective_alpha) * sem_norm
+        order = np.argsort(-blended, kind="stable")[:top_k]
+        chosen = [pool[i] for i in order]
+        timings["rank"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        passages = self._passage_hits(chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,
+                                      index, scores, set(seeds))
+        nodes, edges = self._subgraph(index, scores, set(seeds)) if seeds else (_empty_nodes(), _empty_edges())
+        timings["subgraph"] = time.perf_counter() - t0
+        return RetrievalResult(question, source, effective_alpha, self.settings.damping, entities, passages,
+                               nodes, edges, hub_mass, iterations, timings, fallback, unresolved)
+
+    # ------------------------------------------------------------------------------------------
+    def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
+                      index: GraphIndex, scores: np.ndarray, seeds: set[int]) -> list[PassageHit]:
+        if not chosen:
+            return []
+        rows = self.store.get_passages(chosen).set_index("id")
+        mentions = self.store.passage_mentions(chosen)
+        paths = self._evidence_paths(mentions, index, scores, seeds) if seeds else {}
+        hits = []
+        for rank, (pid, i) in enumerate(zip(chosen, order), start=1):
+            if pid not in rows.index:
+                log.warning("passage %s has a vector but is not in the store; skipped", pid)
+                continue
+            row = rows.loc[pid]
+            names = mentions.loc[mentions["passage_id"] == pid, "mention"] if not mentions.empty else []
+            hits.append(PassageHit(
+                rank=rank, passage_id=pid, article_id=str(row["article_id"]), source=str(row["source"]),
+                pmid=str(row["pmid"] or ""), title=str(row["title"] or ""), year=_int_or_none(row["year"]),
+                section=str(row["section_title"] or ""), page_start=_int_or_none(row["page_start"]),
+                page_end=_int_or_none(row["page_end"]), text=str(row["text"]),
+                score=float(blended[i]), ppr_score=float(ppr_norm[i]), semantic_score=float(sem_norm[i]),
+                ppr_raw=float(ppr_raw[i]), semantic_raw=float(sem_raw[i]),
+                entities=tuple(dict.fromkeys(str(n) for n in names)), paths=tuple(paths.get(pid, ())),
+            ))
+        return hits
+
+    def _evidence_paths(self, mentions: pd.DataFrame, index: GraphIndex, scores: np.ndarray,
+                        seeds: set[int], per_passage: int = 2) -> dict[str, list[EvidencePath]]:
+        """Shortest seed -> entity paths (at most 2 hops, through the highest-PPR intermediate)."""
+        if mentions.empty:
+            return {}
+        raw: dict[str, list[tuple[tuple[int, ...], str]]] = {}
+        seed_arr = np.fromiter(seeds, dtype=np.int64)
+        for pid, group in mentions.groupby("passage_id"):
+            found: list[tuple[float, tuple[int, ...], str]] = []
+            for entity_id, mention in zip(group["entity_id"], group["mention"]):
+                i = index.index_of(str(entity_id)) if entity_id else None
+                if i is None or not index.is_kg(i):
+                    continue
+                path = self._path_from_seeds(i, seed_arr, seeds, index, scores)
+                if path is not None:
+                    found.append((len(path) - float(scores[i]), path, str(mention)))
+            found.sort(key=lambda t: t[0])
+            unique: dict[tuple[int, ...], str] = {}
+            for _, path, mention in found:
+                unique.setdefault(path, mention)
+            raw[str(pid)] = list(unique.items())[:per_passage]
+        node_ids = index.graph.node_ids
+        all_nodes = sorted({node_ids[i] for paths in raw.values() for path, _ in paths for i in path})
+        names = self.store.get_nodes(all_nodes).set_index("id")["name"].to_dict() if all_nodes else {}
+        rels = self._relations(all_nodes)
+        out: dict[str, list[EvidencePath]] = {}
+        for pid, paths in raw.items():
+            for path, mention in paths:
+                ids = tuple(str(node_ids[i]) for i in path)
+                relations = tuple(rels.get(frozenset((a, b)), "RELATED") for a, b in zip(ids, ids[1:]))
+                out.setdefault(pid, []).append(
+                    EvidencePath(ids, tuple(names.get(n, n) for n in ids), relations, mention))
+        return out
+
+    @staticmethod
+    def _path_from_seeds(target: int, seed_arr: np.ndarray, seeds: set[int], index: GraphIndex,
+                         scores: np.ndarray) -> tuple[int, ...] | None:
+        if target in seeds:
+            return (target,)
+        neighbours = index.neighbours(target)
+        kg_neighbours = neighbours[neighbours < index.n_kg]
+        direct = np.intersect1d(kg_neighbours, seed_arr, assume_unique=False)
+        if direct.size:
+            return (int(direct[0]), target)
+        best: tuple[float, int, int] | None = None
+        for seed in seed_arr:
+            seed_nb = index.neighbours(int(seed))
+            middle = np.intersect1d(kg_neighbours, seed_nb[seed_nb < index.n_kg])
+            if middle.size:
+                m = int(middle[np.argmax(scores[middle])])
+                if best is None or scores[m] > best[0]:
+                    best = (float(scores[m]), int(seed), m)
+        return (best[1], best[2], target) if best else None
+
+    def _relations(self, node_ids: list[str]) -> dict[frozenset[str], str]:
+        if len(node_ids) < 2:
+            return {}
+        edges = self.store.edges_among(node_ids)
+        return {frozenset((s, t)): r for s, t, r in zip(edges["source"], edges["target"], edges["rel_type"])}
+
+    def _subgraph(self, index: GraphIndex, scores: np.ndarray, seeds: set[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Top PPR knowledge-graph nodes and the typed edges among them.
+
+        The subgraph holds the seeds, the ``subgraph_nodes`` highest-PPR nodes overall, the
+        ``PER_KIND`` highest of every node kind that received mass, and every direct neighbour of a
+        seed whose kind has at most ``SMALL_NEIGHBOURHOOD`` such neighbours (all nine drugs of a
+        disease, say). Without the per-kind shares, the many genes around a disease crowd out the
+        few compounds a "which compounds" question needs.
+        """
+        kg_scores = scores[: index.n_kg]
+        k = min(self.settings.subgraph_nodes, index.n_kg)
+        top = np.argpartition(-kg_scores, k - 1)[:k] if k < index.n_kg else np.arange(index.n_kg)
+        chosen = [int(i) for i in top if kg_scores[i] > 0]
+        reached = np.flatnonzero(kg_scores > 0)
+        for kind in pd.unique(index.kg_kinds[reached]):
+            of_kind = reached[index.kg_kinds[reached] == kind]
+            best = of_kind[np.argsort(-kg_scores[of_kind], kind="stable")[:PER_KIND]]
+            chosen.extend(int(i) for i in best)
+        for seed in (s for s in seeds if s < index.n_kg):
+            neighbours = index.neighbours(seed)
+            neighbours = neighbours[neighbours < index.n_kg]
+            for kind in pd.unique(index.kg_kinds[neighbours]):
+                of_kind = neighbours[index.kg_kinds[neighbours] == kind]
+                if len(of_kind) <= SMALL_NEIGHBOURHOOD:
+                    chosen.extend(int(i) for i in of_kind)
+        chosen = list(dict.fromkeys([*(s for s in seeds if s < index.n_kg), *chosen]))
+        ids = [str(index.graph.node_ids[i]) for i in chosen]
+        info = self.store.get_nodes(ids).set_index("id")
+        nodes = pd.DataFrame({
+            "id": ids,
+            "name": [info["name"].get(n, n) if not info.empty else n for n in ids],
+            "kind": [str(index.kg_kinds[i]) for i in chosen],
+            "ppr": [float(scores[i]) for i in chosen],
+            "is_seed": [i in seeds for i in chosen],
+        }).sort_values("ppr", ascending=False, ignore_index=True)
+        edges = self.store.edges_among(ids) if len(ids) > 1 else _empty_edges()
+        return nodes, edges.reset_index(drop=True)
+
+
+def _int_or_none(value: object) -> int | None:
+    try:
+        if value is None or pd.isna(value):  # type: ignore[arg-type]
+            return None
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def _empty_nodes() -> pd.DataFrame:
+    return pd.DataFrame(columns=["id", "name", "kind", "ppr", "is_seed"])
+
+
+def _empty_edges() -> pd.DataFrame:
+    return pd.DataFrame(columns=["source", "target", "rel_type"])

@@ -1,0 +1,319 @@
+"""A workspace folder: the store, the CSR cache, the vectors and a manifest, wired together.
+
+Layout::
+
+    <workspace>/
+      manifest.json      format version, data and model versions, settings, literature version
+      graph.lbug         LadybugDB property graph (domain + literature layers)
+      csr/kg.npz         float32 CSR adjacency of the knowledge graph (PPR), built once at creation
+      cache/nodes.parquet, cache/lexicon.pkl   node table and gazetteer lexicon (fast reopen)
+      vectors/           chromadb persistent collection of passage embeddings
+
+The workspace holds no algorithm: it opens stages and hands them to each other. Reopening is lazy
+(the embedding model, lexicon and resolver load on first use), so ``Workspace.open`` is fast.
+A workspace is single-writer: a second process (a Voila dashboard beside a notebook) opens it with
+``read_only=True``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from engram_kit import __version__
+from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
+from engram_kit.datasets import DataPaths, resolve_data_paths
+from engram_kit.embeddings import Embedder, default_embedder
+from engram_kit.errors import ReadOnlyError, WorkspaceError
+from engram_kit.extraction import EntityExtractor
+from engram_kit.extraction.lexicon import Lexicon
+from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
+from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
+from engram_kit.kg.hetionet import load_hetionet
+from engram_kit.resolution import EntityResolver
+from engram_kit.retrieval.graph_index import GraphIndex
+from engram_kit.retrieval.results import RetrievalResult
+from engram_kit.retrieval.retriever import Retriever
+from engram_kit.settings import Settings
+from engram_kit.store.csr import CSRGraph
+from engram_kit.store.ladybug import LadybugStore
+from engram_kit.store.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+#: Bumped when the on-disk layout changes incompatibly.
+FORMAT_VERSION = 1
+#: Environment variable naming the default workspace folder (CLI and notebooks).
+WORKSPACE_ENV = "ENGRAM_WORKSPACE"
+
+
+def default_workspace_path() -> Path:
+    """``$ENGRAM_WORKSPACE`` if set, else ``./engram-workspace``."""
+    return Path(os.environ.get(WORKSPACE_ENV, "engram-workspace"))
+
+
+class Workspace:
+    """One research workspace. Create with :meth:`create`, reopen with :meth:`open`.
+
+    Examples
+    --------
+    >>> ws = Workspace.create("ws")                       # doctest: +SKIP
+    >>> ws.ingest("data/pubmed/abstracts-sample.jsonl.gz")  # doctest: +SKIP
+    >>> print(ws.ask("What compounds might reduce neuroinflammation in Alzheimer's disease?").text)  # doctest: +SKIP
+    """
+
+    def __init__(self, path: Path, manifest: dict[str, Any], store: LadybugStore, *, read_only: bool,
+                 embedder: Embedder | None = None) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.store = store
+        self.read_only = read_only
+        self.settings = Settings.from_dict(manifest.get("settings", {}))
+        self._embedder = embedder
+        self._vectors: VectorStore | None = None
+        self._nodes: pd.DataFrame | None = None
+        self._lexicon: Lexicon | None = None
+        self._extractor: EntityExtractor | None = None
+        self._resolver: EntityResolver | None = None
+        self._kg_graph: CSRGraph | None = None
+        self._index: tuple[int, GraphIndex] | None = None
+        self.composer: AnswerComposer | None = None
+
+    # --- creation and opening -------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, *, data: str | Path | DataPaths | None = None,
+               settings: Settings | None = None, overwrite: bool = False,
+               embedder: Embedder | None = None) -> Workspace:
+        """Create a workspace and load a knowledge graph into it.
+
+        Parameters
+        ----------
+        path : folder to create (must not hold a workspace unless ``overwrite``).
+        data : a data folder in the bundled or shared layout, or :class:`DataPaths`; default: the
+            bundled sample (``data/``), or ``$ENGRAM_DATA_DIR``.
+        settings : parameters recorded in the manifest (default :class:`Settings`).
+        overwrite : delete an existing workspace at ``path`` first.
+
+        Raises
+        ------
+        WorkspaceError
+            If ``path`` already holds a workspace and ``overwrite`` is False.
+        DataError
+            If the data files are missing or malformed.
+        """
+        path = Path(path)
+        settings = settings or Settings()
+        if (path / MANIFEST).exists() or (path / "graph.lbug").exists():
+            if not overwrite:
+                raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
+                                     "or pass overwrite=True (CLI: --force) to replace it.")
+            shutil.rmtree(path)
+        paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
+        started = time.perf_counter()
+        kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
+        (path / "csr").mkdir(parents=True, exist_ok=True)
+        (path / "cache").mkdir(parents=True, exist_ok=True)
+        store = LadybugStore(path / "graph.lbug")
+        try:
+            store.create_schema()
+            store.load_knowledge_graph(kg.nodes, kg.edges, progress=settings.progress)
+            csr = CSRGraph.from_id_edges(kg.nodes["id"].to_numpy(dtype=object), kg.edges["source"].to_numpy(dtype=object),
+                                         kg.edges["target"].to_numpy(dtype=object))
+            csr.save(path / "csr" / "kg.npz")
+            kg.nodes.to_parquet(path / "cache" / "nodes.parquet", index=False)
+            lexicon = Lexicon.build(kg.nodes, paths.synonyms_dir)
+            lexicon.save(path / "cache" / "lexicon.pkl")
+        except BaseException:
+            store.close()
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+        emb = embedder or default_embedder()
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "engram_kit_version": __version__,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "backend": "ladybug",
+            "knowledge_graph": {
+                "name": kg.name, "version": kg.version,
+                "nodes_file": str(paths.nodes), "edges_file": str(paths.edges),
+                "synonyms_dir": str(paths.synonyms_dir) if paths.synonyms_dir else "",
+                "n_nodes": int(kg.n_nodes), "n_edges": int(kg.n_edges),
+            },
+            "embedding_model": {"name": emb.name, "dimension": emb.dimension},
+            "settings": settings.to_dict(),
+            "literature_version": 0,
+            "build_seconds": round(time.perf_counter() - started, 2),
+        }
+        _write_manifest(path, manifest)
+        ws = cls(path, manifest, store, read_only=False, embedder=emb)
+        ws._lexicon, ws._kg_graph = lexicon, csr
+        return ws
+
+    @classmethod
+    def open(cls, path: str | Path, *, read_only: bool = False, embedder: Embedder | None = None) -> Workspace:
+        """Reopen a workspace (fast: heavy parts load on first use).
+
+        Raises
+        ------
+        WorkspaceError
+            If ``path`` holds no workspace or one of an unsupported format version.
+        WorkspaceLockedError
+            If another process has it open for writing and ``read_only`` is False.
+        """
+        path = Path(path)
+        manifest_path = path / MANIFEST
+        if not manifest_path.exists():
+            raise WorkspaceError(f"No workspace at {path}: run `engram init` (or Workspace.create({str(path)!r})) first.")
+        manifest = json.loads(manifest_path.read_text())
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise WorkspaceError(f"{path} has workspace format {manifest.get('format_version')}, this engram-kit "
+                                 f"reads format {FORMAT_VERSION}; recreate it with `engram init --force`.")
+        store = LadybugStore(path / "graph.lbug", read_only=read_only)
+        return cls(path, manifest, store, read_only=read_only, embedder=embedder)
+
+    # --- lazily opened parts ---------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The passage/question embedder recorded in the manifest (MiniLM by default)."""
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    @property
+    def vectors(self) -> VectorStore:
+        if self._vectors is None:
+            model = self.manifest["embedding_model"]
+            self._vectors = VectorStore(self.path / "vectors", dimension=int(model["dimension"]),
+                                        model_name=model["name"], read_only=self.read_only)
+        return self._vectors
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """Knowledge-graph node table: ``id, kind, identifier, name``."""
+        if self._nodes is None:
+            self._nodes = pd.read_parquet(self.path / "cache" / "nodes.parquet")
+        return self._nodes
+
+    @property
+    def lexicon(self) -> Lexicon:
+        if self._lexicon is None:
+            self._lexicon = Lexicon.load(self.path / "cache" / "lexicon.pkl")
+        return self._lexicon
+
+    @property
+    def extractor(self) -> EntityExtractor:
+        if self._extractor is None:
+            self._extractor = EntityExtractor(self.lexicon)
+        return self._extractor
+
+    @property
+    def resolver(self) -> EntityResolver:
+        if self._resolver is None:
+            self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
+                                            max_candidates=self.settings.max_candidates)
+        return self._resolver
+
+    def graph_index(self) -> GraphIndex:
+        """The combined KG + literature graph for PPR, rebuilt only when the literature changed."""
+        version = int(self._read_manifest().get("literature_version", 0))
+        if self._index is None or self._index[0] != version:
+            if self._kg_graph is None:
+                self._kg_graph = CSRGraph.load(self.path / "csr" / "kg.npz")
+            articles = self.store.articles()
+            sources = dict(zip(articles["id"], articles["source"])) if not articles.empty else {}
+            self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
+        return self._index[1]
+
+    def retriever(self) -> Retriever:
+        """A :class:`Retriever` over this workspace."""
+        return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
+                         resolver=self.resolver, embedder=self.embedder, settings=self.settings)
+
+    # --- main operations -------------------------------------------------------------------------
+    def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
+        """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
+        each optionally gzipped) or an iterable of :class:`PubMedRecord`.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        UnknownFileTypeError, DataError
+            For an unsupported or malformed file (nothing is written for a malformed record batch).
+        """
+        self._require_writable("ingest")
+        records = read_pubmed(source) if isinstance(source, (str, Path)) else source
+        ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
+                                  resolver=self.resolver, embedder=self.embedder, settings=self.settings)
+        try:
+            report = ingestor.ingest(records, total=total)
+        finally:
+            self._bump_literature_version()
+        return report
+
+    def retrieve(self, question: str, **kwargs: Any) -> RetrievalResult:
+        """Ranked passages, resolved entities and the PPR subgraph (see :meth:`Retriever.retrieve`)."""
+        return self.retriever().retrieve(question, **kwargs)
+
+    def ask(self, question: str, **kwargs: Any) -> Answer:
+        """Retrieve and compose a cited answer (extractive offline; see :mod:`engram_kit.answering`)."""
+        result = self.retrieve(question, **kwargs)
+        composer = self.composer or ExtractiveComposer(self.embedder)
+        return composer.compose(result)
+
+    def info(self) -> dict[str, Any]:
+        """What the workspace holds: manifest facts plus node/relationship counts."""
+        counts = self.store.counts()
+        kg = self.manifest["knowledge_graph"]
+        return {
+            "path": str(self.path), "backend": self.manifest["backend"], "read_only": self.read_only,
+            "knowledge_graph": f"{kg['name']} {kg['version']}", "kg_nodes": kg["n_nodes"], "kg_edges": kg["n_edges"],
+            "articles": counts.get("Article", 0), "passages": counts.get("Passage", 0),
+            "nounphrases": counts.get("NounPhrase", 0), "mentions": counts.get("MENTIONS", 0),
+            "maps_to": counts.get("MAPS_TO", 0),
+            "embedding_model": self.manifest["embedding_model"]["name"],
+            "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
+            "counts": counts,
+        }
+
+    def close(self) -> None:
+        """Close the store; idempotent."""
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- internals -------------------------------------------------------------------------------
+    def _require_writable(self, what: str) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"Cannot {what}: the workspace {self.path} is open read-only. Close the process "
+                                "that holds it for writing (e.g. the notebook) or reopen with read_only=False.")
+
+    def _read_manifest(self) -> dict[str, Any]:
+        if self.read_only:  # another process may have ingested since we opened
+            self.manifest = json.loads((self.path / MANIFEST).read_text())
+        return self.manifest
+
+    def _bump_literature_version(self) -> None:
+        self.manifest["literature_version"] = int(self.manifest.get("literature_version", 0)) + 1
+        _write_manifest(self.path, self.manifest)
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    """Write atomically (temp file + rename) so a crash never leaves half a manifest."""
+    tmp = path / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    tmp.replace(path / MANIFEST)

@@ -1,0 +1,57 @@
+"""Shared fixtures: one workspace built from the bundled sample through the CLI, reused read-mostly.
+
+Building it once per test session (knowledge graph load, lexicon, ingest of the bundled abstracts with
+real MiniLM embeddings) keeps the suite fast while every test runs against real data.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def sample_paths():
+    """Paths of the bundled sample data (``data/``)."""
+    from engram_kit.datasets import resolve_data_paths
+
+    return resolve_data_paths()
+
+
+@pytest.fixture(scope="session")
+def workspace_path(tmp_path_factory, sample_paths) -> Path:
+    """A workspace created with ``engram init`` and filled with ``engram ingest`` on the bundled sample."""
+    from engram_kit.cli import main
+
+    path = tmp_path_factory.mktemp("ws") / "engram-workspace"
+    assert main(["init", "-w", str(path)]) == 0
+    assert main(["ingest", "-w", str(path), str(sample_paths.abstracts)]) == 0
+    return path
+
+
+@pytest.fixture(scope="session")
+def workspace(workspace_path):
+    """The session workspace, opened once for all tests (tests must not change its content)."""
+    from engram_kit.workspace import Workspace
+
+    ws = Workspace.open(workspace_path)
+    ws.settings.progress = False
+    yield ws
+    ws.close()
+
+
+@pytest.fixture(scope="session")
+def sample_records(sample_paths):
+    """The bundled PubMed records, as read by the product's reader."""
+    from engram_kit.ingestion.pubmed import read_pubmed
+
+    return list(read_pubmed(sample_paths.abstracts))

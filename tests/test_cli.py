@@ -1,0 +1,46 @@
+"""The engram CLI: happy path on the session workspace and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram_kit.cli import main
+
+
+def test_ask_prints_entities_passages_and_answer(workspace_path, workspace, capsys):
+    # The fixture holds the workspace for writing: the CLI's read-only open must work beside it.
+    code = main(["ask", "-w", str(workspace_path), "What does metformin treat?", "--top-k", "3"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Metformin" in out and "Compound::DB00331" in out
+    assert out.count("PMID:") >= 3
+    assert "Answer (extractive)" in out
+    assert main(["info", "-w", str(workspace_path)]) == 0
+    info = capsys.readouterr().out
+    assert "Hetionet v1.0" in info and "passages" in info
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "-w", "{missing}", "What does metformin treat?"], "engram init"),
+        (["info", "-w", "{missing}"], "engram init"),
+        (["ingest", "-w", "{missing}", "{missing}/x.jsonl"], "No such file"),
+    ],
+)
+def test_errors_are_one_clear_line(argv, message, tmp_path, capsys):
+    argv = [a.replace("{missing}", str(tmp_path / "nope")) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_unknown_file_type_and_empty_question(workspace_path, workspace, tmp_path, capsys):
+    bad = tmp_path / "table.csv"
+    bad.write_text("a,b\n1,2\n")
+    assert main(["ingest", "-w", str(workspace_path), str(bad)]) == 2
+    assert "supported PubMed formats" in capsys.readouterr().err
+    assert main(["ask", "-w", str(workspace_path), "  "]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["ask", "-w", str(workspace_path), "How were the patients followed up over time?"]) == 0
+    assert "semantic similarity only" in capsys.readouterr().out
