@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -46,7 +46,9 @@ from engram_kit.retrieval.retriever import Retriever
 from engram_kit.settings import Settings
 from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
-from engram_kit.store.vectors import VectorStore
+
+if TYPE_CHECKING:
+    from engram_kit.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +194,8 @@ class Workspace:
     @property
     def vectors(self) -> VectorStore:
         if self._vectors is None:
+            from engram_kit.store.vectors import VectorStore  # chromadb is slow to import: load on first use
+
             model = self.manifest["embedding_model"]
             self._vectors = VectorStore(self.path / "vectors", dimension=int(model["dimension"]),
                                         model_name=model["name"], read_only=self.read_only)
@@ -285,6 +289,42 @@ class Workspace:
             "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
             "counts": counts,
         }
+
+    # --- workbench UI support (answer graph, exploration); see engram_kit.exports / .exploration ---
+    def compose_answer(self, result: RetrievalResult) -> Answer:
+        """Compose the cited answer of an existing retrieval result (``ask`` = ``retrieve`` + this).
+
+        Lets a UI show the resolved entities and passages first and the composed answer after.
+        """
+        composer = self.composer or ExtractiveComposer(self.embedder)
+        return composer.compose(result)
+
+    def answer_graph(self, result: RetrievalResult, *, max_nodes: int | None = 150,
+                     extra_edges: pd.DataFrame | None = None):  # noqa: ANN201 - AnswerGraph (lazy import)
+        """The :class:`~engram_kit.exports.AnswerGraph` of a result: PPR subgraph plus the entities the
+        retrieved passages mention, with curated / literature / inferred edges (see :mod:`engram_kit.exports`).
+        """
+        from engram_kit.exports import build_answer_graph
+
+        mentions = self.store.passage_mentions([p.passage_id for p in result.passages]) if result.passages else None
+        return build_answer_graph(result, mentions, max_nodes=max_nodes, extra_edges=extra_edges)
+
+    def search_entities(self, text: str, *, limit: int = 20, kinds: set[str] | None = None):  # noqa: ANN201
+        """Autocomplete over entity names and synonyms (:class:`~engram_kit.exploration.EntitySearch`)."""
+        from engram_kit.exploration import EntitySearch
+
+        search = self.__dict__.get("_entity_search")
+        if search is None:
+            search = self.__dict__["_entity_search"] = EntitySearch(self.lexicon)
+        return search.search(text, limit=limit, kinds=kinds)
+
+    def neighbourhood(self, node_id: str, *, rel_types: set[str] | list[str] | None = None,
+                      limit: int = 300):  # noqa: ANN201 - Neighbourhood (lazy import)
+        """A node's typed knowledge-graph edges with provenance (:func:`engram_kit.exploration.neighbourhood`)."""
+        from engram_kit.exploration import neighbourhood
+
+        name, kind = self.lexicon.node_names.get(node_id, ("", ""))
+        return neighbourhood(self.store, node_id, rel_types=rel_types, limit=limit, name=name, kind=kind)
 
     def close(self) -> None:
         """Close the store; idempotent."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from typing import TYPE_CHECKING
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -38,7 +39,9 @@ from engram_kit.records import (
 from engram_kit.resolution import Candidate, EntityResolver, normalize_name, nounphrase_id
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
-from engram_kit.store.vectors import VectorStore
+
+if TYPE_CHECKING:  # chromadb is slow to import; only needed for type hints here
+    from engram_kit.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,66 @@ def content_hash(record: PubMedRecord) -> str:
     return hashlib.sha256(f"{record.title}\n{record.abstract}".encode()).hexdigest()
 
 
+class MentionLinker:
+    """Resolve mentions (each distinct surface once, cached) and turn them into literature records.
+
+    Shared by PubMed and document ingestion so that both build NounPhrases the same way: one NounPhrase
+    per (normalised name, entity type), the type being the kind of the best candidate (or
+    :data:`UNLINKED`), and one ``MAPS_TO`` per kept candidate with the resolver's confidence.
+
+    Parameters
+    ----------
+    resolver : the entity resolver.
+    min_confidence : candidates below this confidence in [0, 1] are not linked (``Settings.min_link_confidence``).
+    max_candidates : at most this many MAPS_TO edges per NounPhrase (``Settings.max_candidates``).
+    """
+
+    def __init__(self, resolver: EntityResolver, *, min_confidence: float, max_candidates: int) -> None:
+        self.resolver = resolver
+        self.min_confidence = min_confidence
+        self.max_candidates = max_candidates
+        self._cache: dict[tuple[str, tuple[str, ...], str], list[Candidate]] = {}
+
+    def link(self, mention: Mention) -> list[Candidate]:
+        """Candidates of ``mention`` at or above ``min_confidence``, best first, at most ``max_candidates``."""
+        key = (mention.text, mention.candidates, mention.long_form)
+        if key not in self._cache:
+            candidates = self.resolver.resolve(mention)
+            self._cache[key] = [c for c in candidates if c.confidence >= self.min_confidence][: self.max_candidates]
+        return self._cache[key]
+
+    def add_mentions(self, batch: LiteratureBatch, source_id: str, mentions: Iterable[Mention], *,
+                     source_label: str = "Passage") -> tuple[int, int]:
+        """Append the NounPhrases, ``MENTIONS {count}`` edges from ``source_id`` (a Passage, Section or
+        Article) and ``MAPS_TO`` edges of ``mentions`` to ``batch``.
+
+        Returns
+        -------
+        (mentions, linked)
+            Number of mentions, and of those that linked to at least one graph entity.
+        """
+        counts: Counter[str] = Counter()
+        seen_np: dict[str, NounPhraseRecord] = {}
+        links: dict[tuple[str, str], MapsToEdge] = {}
+        found = linked = 0
+        for mention in mentions:
+            candidates = self.link(mention)
+            name = mention.long_form or mention.text
+            entity_type = candidates[0].kind if candidates else UNLINKED
+            np_id = nounphrase_id(name, entity_type)
+            seen_np.setdefault(np_id, NounPhraseRecord(np_id, name, normalize_name(name), entity_type))
+            counts[np_id] += 1
+            found += 1
+            linked += bool(candidates)
+            for cand in candidates:
+                links.setdefault((np_id, cand.node_id),
+                                 MapsToEdge(np_id, cand.node_id, round(float(cand.confidence), 4), cand.method))
+        batch.nounphrases.extend(seen_np.values())
+        batch.mentions.extend(MentionEdge(source_id, np_id, n, source_label) for np_id, n in counts.items())
+        batch.maps_to.extend(links.values())
+        return found, linked
+
+
 def _batched(items: Iterable[PubMedRecord], size: int) -> Iterator[list[PubMedRecord]]:
     it = iter(items)
     while chunk := list(islice(it, size)):
@@ -102,7 +165,8 @@ class PubMedIngestor:
         self.resolver = resolver
         self.embedder = embedder
         self.settings = settings
-        self._link_cache: dict[tuple[str, tuple[str, ...], str], list[Candidate]] = {}
+        self.linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
+                                    max_candidates=settings.max_candidates)
 
     def ingest(self, records: Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
         """Ingest ``records`` (any iterable; streamed in batches). Returns the run's report."""
@@ -175,14 +239,6 @@ class PubMedIngestor:
         except EngramError:
             log.exception("could not record the error status of PMID %s", record.pmid)
 
-    def _link(self, mention: Mention) -> list[Candidate]:
-        key = (mention.text, mention.candidates, mention.long_form)
-        if key not in self._link_cache:
-            candidates = self.resolver.resolve(mention)
-            self._link_cache[key] = [c for c in candidates if c.confidence >= self.settings.min_link_confidence][
-                : self.settings.max_candidates]
-        return self._link_cache[key]
-
     def _add_record(self, batch: LiteratureBatch, record: PubMedRecord, mentions: list[Mention],
                     report: IngestReport) -> None:
         article_id = f"pubmed:{record.pmid}"
@@ -196,22 +252,6 @@ class PubMedIngestor:
             id=passage_id, article_id=article_id, section_id=section_id, text=record.text, source="pubmed",
             index=0, pmid=record.pmid, title=record.title, year=record.year, section_title="Abstract",
             char_start=0, char_end=len(record.text)))
-        counts: Counter[str] = Counter()
-        seen_np: dict[str, NounPhraseRecord] = {}
-        links: dict[tuple[str, str], MapsToEdge] = {}
-        for mention in mentions:
-            candidates = self._link(mention)
-            name = mention.long_form or mention.text
-            entity_type = candidates[0].kind if candidates else UNLINKED
-            np_id = nounphrase_id(name, entity_type)
-            seen_np.setdefault(np_id, NounPhraseRecord(np_id, name, normalize_name(name), entity_type))
-            counts[np_id] += 1
-            report.mentions += 1
-            if candidates:
-                report.linked_mentions += 1
-            for cand in candidates:
-                links.setdefault((np_id, cand.node_id),
-                                 MapsToEdge(np_id, cand.node_id, round(float(cand.confidence), 4), cand.method))
-        batch.nounphrases.extend(seen_np.values())
-        batch.mentions.extend(MentionEdge(passage_id, np_id, n) for np_id, n in counts.items())
-        batch.maps_to.extend(links.values())
+        found, linked = self.linker.add_mentions(batch, passage_id, mentions)
+        report.mentions += found
+        report.linked_mentions += linked

@@ -19,6 +19,7 @@ When no entity resolves, retrieval falls back to semantic ranking alone and says
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 import time
 from collections.abc import Callable, Mapping
 
@@ -34,7 +35,9 @@ from engram_kit.retrieval.ppr import personalized_pagerank, top_share
 from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
-from engram_kit.store.vectors import VectorStore
+
+if TYPE_CHECKING:  # chromadb is slow to import; only needed for type hints here
+    from engram_kit.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 

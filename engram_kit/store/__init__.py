@@ -11,7 +11,6 @@ from __future__ import annotations
 from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS, GraphStore
 from engram_kit.store.cypher import STATEMENTS, schema_statements, statement
 from engram_kit.store.ladybug import LadybugStore
-from engram_kit.store.vectors import VectorStore
 
 __all__ = [
     "EDGE_COLUMNS",
@@ -23,3 +22,11 @@ __all__ = [
     "schema_statements",
     "statement",
 ]
+
+
+def __getattr__(name: str):  # noqa: ANN202 - chromadb takes seconds to import; load it on first use
+    if name == "VectorStore":
+        from engram_kit.store.vectors import VectorStore
+
+        return VectorStore
+    raise AttributeError(name)
