@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -243,12 +242,15 @@ def test_structure_is_reproducible_and_uses_inverse_weight_distances(lit_map):
         analyze_structure(toy, resolution=0)
 
 
-def test_analytics_on_a_100_paper_map_take_under_a_second(lit_map, topic_docs):
+def test_a_100_paper_map_has_structure(lit_map, topic_docs):
+    # Speed is measured in benchmarks/literature_map.py (timed unit tests are flaky on shared machines);
+    # here: the 100-paper map the benchmark times is a real, analysable graph.
     assert len(topic_docs) == 100
-    started = time.perf_counter()
     graph = lit_map.graph(MapConfig(min_occurrence=1))
-    analyze_structure(graph)
-    assert time.perf_counter() - started < 1.0
+    structure = analyze_structure(graph)
+    assert graph.number_of_nodes() > 50 and graph.number_of_edges() > 50
+    assert 0.0 < structure.modularity < 1.0
+    assert len(set(structure.partition.values())) > 1
 
 
 # ----------------------------------------------------------------------------------------- provenance
