@@ -55,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="init on the bundled sample (if needed), ingest its abstracts, ask a question")
     _workspace_arg(p)
     p.add_argument("--question", default=DEMO_QUESTION)
+    _add_desk_parser(sub)
+    _add_document_parsers(sub)
+    _add_scale_out_parsers(sub)
+    _add_dashboard_parser(sub)
+    _add_investigate_parser(sub)
     return parser
 
 
@@ -172,6 +177,319 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 COMMANDS = {"init": cmd_init, "ingest": cmd_ingest, "ask": cmd_ask, "info": cmd_info, "demo": cmd_demo}
 
+
+# --- engram desk: the evidence desk (engram_kit.evidence) ---------------------------------------------
+def _add_desk_parser(sub: argparse._SubParsersAction) -> None:
+    from engram_kit.llm.factory import PROVIDERS
+
+    p = sub.add_parser("desk", help="investigate a question with bounded read-only Cypher; prints artifacts, "
+                                    "row-cited claims, outcome and withheld count")
+    _workspace_arg(p)
+    p.add_argument("question")
+    p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
+                   help="none: offline templates (default); anthropic: Claude plans the queries "
+                        "($ANTHROPIC_API_KEY); record/replay: with --cassette")
+    p.add_argument("--model", default=None, help="Claude model id (default: engram_kit.llm.DEFAULT_MODEL)")
+    p.add_argument("--cassette", type=Path, default=None, help="LLM cassette file for --llm record/replay")
+    p.add_argument("--rows", type=int, default=10, help="rows shown per artifact (default 10)")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+
+
+def cmd_desk(args: argparse.Namespace) -> int:
+    from engram_kit.llm.factory import build_llm
+
+    llm = build_llm(args.llm, model=args.model, cassette=args.cassette)
+    with _open(args, read_only=True) as ws:
+        result = ws.run_desk(args.question, llm=llm)
+        if args.json:
+            print(json.dumps(result.to_dict(), indent=2, default=str))
+        else:
+            print(result.to_markdown(max_rows=args.rows))
+            print(f"\n[{len(result.artifacts)} queries, {result.seconds * 1000:.0f} ms; outcome {result.outcome}; "
+                  f"{result.withheld_count} claim(s) withheld]")
+    return 0
+
+
+COMMANDS["desk"] = cmd_desk
+
+
+# --- scale-out: Neo4j backend, migration, neo4j-admin export (engram_kit.store.neo4j, .export) ---------
+def _add_scale_out_parsers(sub: argparse._SubParsersAction) -> None:
+    def neo4j_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--uri", default=None, help="Neo4j URI, e.g. neo4j://localhost:7687 (+s for TLS; default $NEO4J_URI)")
+        p.add_argument("--user", default=None, help="Neo4j user (default $NEO4J_USER or neo4j); the password is read "
+                                                    "from $NEO4J_PASSWORD only, never from the command line")
+        p.add_argument("--database", default=None, help="Neo4j database (default $NEO4J_DATABASE or neo4j)")
+
+    init = sub.choices["init"]
+    init.add_argument("--backend", choices=["ladybug", "neo4j"], default="ladybug",
+                      help="graph backend: embedded LadybugDB (default) or a Neo4j + GDS server (docs/scaling-out.md)")
+    neo4j_args(init)
+
+    p = sub.add_parser("migrate", help="copy an embedded workspace into Neo4j, as a new workspace folder")
+    _workspace_arg(p)
+    p.add_argument("--to", type=Path, required=True, help="the new (Neo4j-backed) workspace folder")
+    p.add_argument("--force", action="store_true", help="replace an existing workspace at --to")
+    neo4j_args(p)
+
+    p = sub.add_parser("export", help="export the workspace graph (neo4j-admin import CSVs)")
+    _workspace_arg(p)
+    p.add_argument("--neo4j-admin-csv", type=Path, required=True, metavar="DIR",
+                   help="folder for nodes_<Label>.csv, relationships_<TYPE>.csv and import.sh")
+    p.add_argument("--database", default="neo4j", help="database name used in import.sh (default neo4j)")
+    p.add_argument("--force", action="store_true", help="replace CSV files already in DIR")
+
+
+def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
+    from engram_kit.store.neo4j import Neo4jConfig
+
+    return Neo4jConfig.from_env(uri=args.uri, user=args.user, database=args.database)
+
+
+def cmd_init_with_backend(args: argparse.Namespace) -> int:
+    if args.backend == "ladybug":
+        return cmd_init(args)
+    from engram_kit.workspace import Workspace, default_workspace_path
+
+    path = args.workspace or default_workspace_path()
+    config = _neo4j_config(args)
+    print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
+    with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config) as ws:
+        kg = ws.manifest["knowledge_graph"]
+        print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
+              f"in {ws.manifest['build_seconds']} s.")
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    config = _neo4j_config(args)
+    with _open(args, read_only=True) as ws:
+        print(f"Migrating {ws.path} into Neo4j {config.uri} (database {config.database}) as {args.to} ...", flush=True)
+        with ws.migrate_to_neo4j(args.to, config, overwrite=args.force) as migrated:
+            counts = migrated.store.counts()
+            print(f"Done: {sum(counts.get(k, 0) for k in ('Gene', 'Compound', 'Disease'))} gene/compound/disease "
+                  f"nodes, {counts.get('Article', 0)} articles, {counts.get('Passage', 0)} passages in Neo4j.")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from engram_kit.store.export import export_neo4j_admin_csv
+
+    with _open(args, read_only=True) as ws:
+        report = export_neo4j_admin_csv(ws.store, args.neo4j_admin_csv, database=args.database,
+                                        overwrite=args.force, progress=ws.settings.progress)
+    frame = report.to_frame()
+    print(f"Wrote {len(frame)} files ({int(frame['rows'].sum()):,} rows) to {report.directory} in {report.seconds} s.")
+    print(f"Import with the database stopped: bash {report.directory / 'import.sh'}")
+    return 0
+
+
+COMMANDS.update({"init": cmd_init_with_backend, "migrate": cmd_migrate, "export": cmd_export})
+
+
+# --- document repository: PDFs, web pages, text files (engram_kit.ingestion.documents) -----------------
+#: Extensions `engram ingest` hands to the document repository (``.txt`` stays MEDLINE text for PubMed).
+DOCUMENT_EXTENSIONS: tuple[str, ...] = (".pdf", ".html", ".htm", ".xhtml", ".md", ".markdown")
+
+
+def _add_document_parsers(sub: argparse._SubParsersAction) -> None:
+    ingest = sub.choices["ingest"]
+    ingest.description = ("Ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
+                          "(.pdf, .html, .md) and web pages (http(s) URLs).")
+    for action in ingest._actions:
+        if action.dest == "files":
+            action.type = str  # URLs must not go through Path ("https://" would become "https:/")
+            action.help = "files or http(s) URLs"
+
+    p = sub.add_parser("docs", help="list uploaded documents (title, status, passages, entities, seconds)")
+    _workspace_arg(p)
+    p.add_argument("--search", default=None, help="text searched in titles and file names")
+    p.add_argument("--status", choices=["pending", "processing", "complete", "error"], default=None)
+    p.add_argument("--json", action="store_true", help="print the listing as JSON")
+
+    p = sub.add_parser("doc", help="show one document: metadata, sections with summaries, entities, statistics")
+    _workspace_arg(p)
+    p.add_argument("id", help="document id (doc:...) or a unique prefix of its hex part")
+    p.add_argument("--entities", type=int, default=15, help="entities to show (default 15)")
+    p.add_argument("--json", action="store_true", help="print the detail as JSON")
+
+    p = sub.add_parser("rm", help="delete a document: original, graph nodes and edges, vectors")
+    _workspace_arg(p)
+    p.add_argument("id", help="document id or unique prefix")
+
+    p = sub.add_parser("reprocess", help="run the document pipeline again on a stored original")
+    _workspace_arg(p)
+    p.add_argument("id", help="document id or unique prefix")
+
+
+def _is_document(item: str) -> bool:
+    return item.startswith(("http://", "https://")) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
+
+
+def cmd_ingest_any(args: argparse.Namespace) -> int:
+    """`engram ingest`: documents and URLs go to the document repository, the rest to PubMed ingestion."""
+    from engram_kit.errors import IngestionError
+
+    documents = [f for f in args.files if _is_document(f)]
+    records = [Path(f) for f in args.files if not _is_document(f)]
+    missing = [f for f in documents if not f.startswith(("http://", "https://")) and not Path(f).is_file()]
+    if missing:
+        from engram_kit.errors import DataError
+
+        raise DataError(f"No such file: {', '.join(missing)}; check the path(s).")
+    failed = 0
+    if documents:
+        with _open(args) as ws:
+            ws.settings.progress = False
+            for item in documents:
+                try:
+                    report = ws.ingest_url(item) if item.startswith(("http://", "https://")) else ws.ingest_pdf(Path(item))
+                    print(report)
+                except IngestionError as exc:
+                    failed += 1
+                    print(f"error: {exc}", file=sys.stderr)
+    if records:
+        cmd_ingest(argparse.Namespace(**{**vars(args), "files": records}))
+    return 2 if failed else 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    with _open(args, read_only=True) as ws:
+        frame = ws.documents.list(search=args.search, status=args.status)
+    if args.json:
+        print(frame.to_json(orient="records", indent=2))
+    elif frame.empty:
+        print("No documents" + (" match." if args.search or args.status else " yet: engram ingest paper.pdf"))
+    else:
+        shown = frame.assign(title=frame["title"].map(lambda t: textwrap.shorten(str(t), 60)))
+        print(shown[["id", "status", "year", "passages", "entities", "seconds", "title"]].to_string(index=False))
+    return 0
+
+
+def cmd_doc(args: argparse.Namespace) -> int:
+    with _open(args, read_only=True) as ws:
+        detail = ws.documents.detail(ws.documents.resolve_id(args.id))
+    if args.json:
+        print(json.dumps(detail.to_dict(), indent=2, default=str))
+        return 0
+    print(detail)
+    if not detail.entities.empty:
+        print("\nentities (levels: where found; confidence: resolver; aggregated: across documents):")
+        top = detail.entities.head(args.entities)
+        print(top[["name", "levels", "count", "entity_name", "confidence", "documents", "aggregated"]].to_string(index=False))
+    return 0
+
+
+def cmd_rm(args: argparse.Namespace) -> int:
+    with _open(args) as ws:
+        doc_id = ws.documents.resolve_id(args.id)
+        removed = ws.documents.delete(doc_id)
+    print(f"Deleted {doc_id} ({removed} passages).")
+    return 0
+
+
+def cmd_reprocess(args: argparse.Namespace) -> int:
+    with _open(args) as ws:
+        ws.settings.progress = False
+        print(ws.documents.reprocess(ws.documents.resolve_id(args.id)))
+    return 0
+
+
+COMMANDS.update({"ingest": cmd_ingest_any, "docs": cmd_docs, "doc": cmd_doc, "rm": cmd_rm, "reprocess": cmd_reprocess})
+
+
+# --- engram dashboard: the Voila workbench (engram_widgets.dashboard) ----------------------------------
+def _add_dashboard_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("dashboard", help="serve the workbench (assistant, explorer, documents) with Voila on "
+                                         "127.0.0.1")
+    _workspace_arg(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="interface to bind (default 127.0.0.1, this machine only; 0.0.0.0 exposes it to the network)")
+    p.add_argument("--port", type=int, default=8866, help="port (default 8866)")
+    p.add_argument("--max-upload-mb", type=int, default=None,
+                   help="largest websocket message in MB (uploads travel in one message; default 100)")
+    p.add_argument("--open", action="store_true", help="open a browser tab")
+    p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    import shlex
+    import subprocess
+
+    from engram_kit.workspace import default_workspace_path
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, voila_command,
+                                          voila_environment)
+
+    path = args.workspace or default_workspace_path()
+    if not (Path(path) / "manifest.json").is_file():
+        raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
+    command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB)
+    if args.print_command:
+        print(shlex.join(command))
+        return 0
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: anyone who can reach this machine can use the workspace.",
+              file=sys.stderr)
+    print(f"Serving {path} at http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+    return subprocess.call(command, env=voila_environment(path))
+
+
+COMMANDS["dashboard"] = cmd_dashboard
+
+
+# --- engram investigate: routed agents, synthesis, run bundles (engram_kit.agents, engram_kit.runs) -----
+def _add_investigate_parser(sub: argparse._SubParsersAction) -> None:
+    from engram_kit.llm.factory import PROVIDERS
+
+    p = sub.add_parser("investigate", help="run the routed agents (literature, pathway, drug) and synthesis; "
+                                           "prints routing, each agent's cited findings and the synthesis")
+    _workspace_arg(p)
+    p.add_argument("question", nargs="?", default=None, help="the question (omit with --replay)")
+    p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
+                   help="none: offline, deterministic (default); anthropic ($ANTHROPIC_API_KEY); record/replay: "
+                        "with --cassette")
+    p.add_argument("--model", default=None, help="Claude model id (default: engram_kit.llm.DEFAULT_MODEL)")
+    p.add_argument("--cassette", type=Path, default=None, help="LLM cassette file for --llm record/replay")
+    p.add_argument("--bundle", type=Path, default=None, help="save the run bundle (JSON) to this file")
+    p.add_argument("--replay", type=Path, default=None, help="replay a saved run bundle offline and compare")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+
+
+def cmd_investigate(args: argparse.Namespace) -> int:
+    from engram_kit.errors import QueryError
+    from engram_kit.llm.factory import build_llm
+
+    with _open(args, read_only=True) as ws:
+        if args.replay is not None:
+            from engram_kit.runs import replay
+
+            outcome = replay(args.replay, ws)
+            print(outcome.replayed.to_markdown())
+            print(f"\nreplay {'matches' if outcome.matches else 'DIFFERS'}: "
+                  f"{len(outcome.claim_differences)} claim difference(s)")
+            for line in outcome.version_differences + outcome.claim_differences[:10]:
+                print(f"  {line}")
+            return 0 if outcome.matches else 1
+        if not args.question:
+            raise QueryError("Give a question, e.g. engram investigate \"Which compounds target BACE1?\", or --replay FILE.")
+        llm = build_llm(args.llm, model=args.model, cassette=args.cassette)
+        result = ws.run_agents(args.question, llm=llm)
+        if args.json:
+            print(json.dumps(result.to_dict(), indent=2, default=str))
+        else:
+            print(result.to_markdown())
+            timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items())
+            print(f"\n[{len(result.queries)} graph queries; {timings}]")
+        if args.bundle is not None:
+            from engram_kit.runs import RunBundle
+
+            RunBundle.from_result(result, ws, llm=llm).save(args.bundle)
+            print(f"run bundle saved to {args.bundle} (replay: engram investigate --replay {args.bundle})")
+    return 0
+
+
+COMMANDS["investigate"] = cmd_investigate
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``engram`` command. Returns the process exit status."""

@@ -95,7 +95,7 @@ class Workspace:
     @classmethod
     def create(cls, path: str | Path, *, data: str | Path | DataPaths | None = None,
                settings: Settings | None = None, overwrite: bool = False,
-               embedder: Embedder | None = None) -> Workspace:
+               embedder: Embedder | None = None, backend: str = "ladybug", neo4j: Any = None) -> Workspace:
         """Create a workspace and load a knowledge graph into it.
 
         Parameters
@@ -105,6 +105,9 @@ class Workspace:
             bundled sample (``data/``), or ``$ENGRAM_DATA_DIR``.
         settings : parameters recorded in the manifest (default :class:`Settings`).
         overwrite : delete an existing workspace at ``path`` first.
+        backend : ``"ladybug"`` (embedded, default) or ``"neo4j"`` (the graph goes to the Neo4j server of
+            ``neo4j``, a :class:`~engram_kit.store.neo4j.Neo4jConfig`, default from ``$NEO4J_URI``...; the
+            folder keeps the manifest, caches and vectors). See ``docs/scaling-out.md``.
 
         Raises
         ------
@@ -125,7 +128,7 @@ class Workspace:
         kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
         (path / "csr").mkdir(parents=True, exist_ok=True)
         (path / "cache").mkdir(parents=True, exist_ok=True)
-        store = LadybugStore(path / "graph.lbug")
+        store = _new_store(path, backend, neo4j)
         try:
             store.create_schema()
             store.load_knowledge_graph(kg.nodes, kg.edges, progress=settings.progress)
@@ -144,7 +147,8 @@ class Workspace:
             "format_version": FORMAT_VERSION,
             "engram_kit_version": __version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "backend": "ladybug",
+            "backend": backend,
+            **_backend_manifest(store),
             "knowledge_graph": {
                 "name": kg.name, "version": kg.version,
                 "nodes_file": str(paths.nodes), "edges_file": str(paths.edges),
@@ -180,7 +184,7 @@ class Workspace:
         if manifest.get("format_version") != FORMAT_VERSION:
             raise WorkspaceError(f"{path} has workspace format {manifest.get('format_version')}, this engram-kit "
                                  f"reads format {FORMAT_VERSION}; recreate it with `engram init --force`.")
-        store = LadybugStore(path / "graph.lbug", read_only=read_only)
+        store = _reopen_store(path, manifest, read_only=read_only)
         return cls(path, manifest, store, read_only=read_only, embedder=embedder)
 
     # --- lazily opened parts ---------------------------------------------------------------------
@@ -241,7 +245,8 @@ class Workspace:
     def retriever(self) -> Retriever:
         """A :class:`Retriever` over this workspace."""
         return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
-                         resolver=self.resolver, embedder=self.embedder, settings=self.settings)
+                         resolver=self.resolver, embedder=self.embedder, settings=self.settings,
+                         ppr_engine=self._ppr_engine())
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
@@ -274,6 +279,35 @@ class Workspace:
         result = self.retrieve(question, **kwargs)
         composer = self.composer or ExtractiveComposer(self.embedder)
         return composer.compose(result)
+
+    # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
+    def knowledge_graph(self) -> CSRGraph:
+        """The knowledge-graph CSR (domain nodes only, cached at creation): agents' paths and PPR."""
+        if self._kg_graph is None:
+            self._kg_graph = CSRGraph.load(self.path / "csr" / "kg.npz")
+        return self._kg_graph
+
+    def run_agents(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
+        """Run the routed agents concurrently and return the collected
+        :class:`~engram_kit.agents.InvestigationResult` (see :class:`~engram_kit.agents.Investigator`;
+        ``llm`` None = offline; ``options=AgentOptions(...)`` tunes the agents)."""
+        from engram_kit.agents import Investigator
+
+        options = kwargs.pop("options", None)
+        return Investigator(self, llm=llm, options=options).run(question, **kwargs)
+
+    def agent_events(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
+        """The investigation as a synchronous iterator of typed events (usable inside Jupyter)."""
+        from engram_kit.agents import Investigator
+
+        options = kwargs.pop("options", None)
+        return Investigator(self, llm=llm, options=options).iter_events(question, **kwargs)
+
+    def session(self, **kwargs: Any) -> Any:
+        """A multi-turn research :class:`~engram_kit.agents.Session` with working and long-term memory."""
+        from engram_kit.agents import Session
+
+        return Session(self, **kwargs)
 
     def info(self) -> dict[str, Any]:
         """What the workspace holds: manifest facts plus node/relationship counts."""
@@ -326,6 +360,123 @@ class Workspace:
         name, kind = self.lexicon.node_names.get(node_id, ("", ""))
         return neighbourhood(self.store, node_id, rel_types=rel_types, limit=limit, name=name, kind=kind)
 
+    # --- document repository (PDFs, web pages, text files); see engram_kit.ingestion.documents -----
+    @property
+    def documents(self):  # noqa: ANN201 - DocumentRepository (lazy import)
+        """The :class:`~engram_kit.ingestion.documents.DocumentRepository` of this workspace: add, list,
+        inspect, delete and reprocess uploaded documents (originals kept in ``<workspace>/objects/``)."""
+        from engram_kit.ingestion.documents import DocumentPipeline, DocumentRepository
+
+        repository = self.__dict__.get("_documents")
+        if repository is None:
+            def pipeline() -> DocumentPipeline:
+                self._require_writable("process documents")
+                return DocumentPipeline(extractor=self.extractor, resolver=self.resolver, embedder=self.embedder,
+                                        settings=self.settings)
+
+            repository = self.__dict__["_documents"] = DocumentRepository(
+                self.path / "objects", self.store, vectors=lambda: self.vectors, pipeline=pipeline,
+                on_change=self._bump_literature_version)
+        return repository
+
+    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None):  # noqa: ANN201
+        """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
+        :class:`~engram_kit.ingestion.documents.DocumentReport`.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        IngestionError
+            If the document ends in status ``error`` (the message says why; the status is recorded).
+        """
+        self._require_writable("ingest documents")
+        if isinstance(source, bytes):
+            return self.documents.add_bytes(source, filename or "upload.pdf")
+        return self.documents.add_file(source)
+
+    def ingest_url(self, url: str):  # noqa: ANN201 - DocumentReport (lazy import)
+        """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
+        :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
+        self._require_writable("ingest documents")
+        return self.documents.add_url(url)
+
+    # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
+    def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
+        """An :class:`~engram_kit.evidence.EvidenceDesk` over this workspace's graph: offline templates when
+        ``llm`` is None, else LLM-planned queries (any :class:`~engram_kit.llm.LLM`). Queries always run
+        read-only, also on a writable workspace."""
+        from engram_kit.evidence import EvidenceDesk
+
+        return EvidenceDesk(self.store, self.extractor, self.resolver, self.nodes, llm=llm, limits=limits,
+                            min_confidence=self.settings.min_link_confidence)
+
+    def run_desk(self, question: str, *, llm=None, limits=None):  # noqa: ANN001, ANN201 - -> DeskResult
+        """Run the evidence desk on one question; returns a :class:`~engram_kit.evidence.DeskResult`
+        (artifacts, row-cited claims, outcome, withheld count)."""
+        return self.evidence_desk(llm, limits).investigate(question)
+
+    # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
+    def _ppr_engine(self):  # noqa: ANN202 - PPREngine | None
+        """Where PPR runs: on the server (GDS) for a Neo4j workspace, else None (the Retriever's CSR default)."""
+        engine = getattr(self.store, "ppr_engine", None)
+        return engine() if callable(engine) else None
+
+    def migrate_to_neo4j(self, dest: str | Path, neo4j: Any = None, *, overwrite: bool = False,
+                         articles_per_batch: int = 200) -> Workspace:
+        """Copy this (embedded) workspace into Neo4j: a new workspace folder ``dest`` whose graph is on the server.
+
+        The domain layer is bulk-loaded, the literature layer written batch by batch through the same
+        transactional upsert as ingestion; caches, the CSR and the vectors are copied, so ``dest`` answers
+        questions exactly as this workspace does (``tests/test_neo4j_live.py`` checks the parity). This
+        workspace is left unchanged.
+
+        Parameters
+        ----------
+        dest : new workspace folder.
+        neo4j : a :class:`~engram_kit.store.neo4j.Neo4jConfig`; default from ``$NEO4J_URI`` etc.
+        overwrite : replace an existing workspace at ``dest``.
+        articles_per_batch : articles per literature transaction, >= 1.
+
+        Raises
+        ------
+        WorkspaceError
+            If ``dest`` already holds a workspace and ``overwrite`` is False, or ``dest`` is this workspace.
+        BackendUnavailableError
+            If Neo4j cannot be reached.
+        DataError
+            If the Neo4j database already holds a knowledge graph (use an empty database).
+        """
+        from tqdm.auto import tqdm
+
+        from engram_kit.store.export import literature_batches, read_domain, read_literature
+
+        dest = Path(dest)
+        if dest.resolve() == self.path.resolve():
+            raise WorkspaceError(f"migrate_to_neo4j needs a new folder, not the workspace itself ({self.path}).")
+        if (dest / MANIFEST).exists():
+            if not overwrite:
+                raise WorkspaceError(f"{dest} already holds a workspace; pass overwrite=True (CLI: --force).")
+            shutil.rmtree(dest)
+        store = _new_store(dest, "neo4j", neo4j)
+        try:
+            nodes, edges = read_domain(self.store)
+            store.load_knowledge_graph(nodes, edges, progress=self.settings.progress)
+            batches = literature_batches(read_literature(self.store), articles_per_batch)
+            for batch in tqdm(batches, desc="literature", unit="batch", disable=not self.settings.progress):
+                store.write_literature(batch)
+            for folder in ("csr", "cache", "vectors"):
+                if (self.path / folder).exists():
+                    shutil.copytree(self.path / folder, dest / folder, dirs_exist_ok=True)
+        except BaseException:
+            store.close()
+            shutil.rmtree(dest, ignore_errors=True)
+            raise
+        manifest = {**self._read_manifest(), "backend": "neo4j", **_backend_manifest(store),
+                    "migrated_from": str(self.path)}
+        _write_manifest(dest, manifest)
+        return type(self)(dest, manifest, store, read_only=False, embedder=self._embedder)
+
     def close(self) -> None:
         """Close the store; idempotent."""
         self.store.close()
@@ -357,3 +508,36 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
     tmp = path / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
     tmp.replace(path / MANIFEST)
+
+
+# --- backend selection (embedded LadybugDB or Neo4j) ----------------------------------------------------------
+#: Graph backends a workspace can use (recorded as ``manifest["backend"]``).
+BACKENDS: tuple[str, ...] = ("ladybug", "neo4j")
+
+
+def _new_store(path: Path, backend: str, neo4j: Any = None):  # noqa: ANN202 - GraphStore
+    """Open the graph store of a new workspace at ``path`` (the folder is created)."""
+    if backend not in BACKENDS:
+        raise WorkspaceError(f"Unknown backend {backend!r}; use one of {', '.join(BACKENDS)}.")
+    path.mkdir(parents=True, exist_ok=True)
+    if backend == "ladybug":
+        return LadybugStore(path / "graph.lbug")
+    from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
+
+    return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env())
+
+
+def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None):  # noqa: ANN202
+    """Reopen the store recorded in ``manifest``; Neo4j secrets come from ``neo4j`` or the environment."""
+    if manifest.get("backend", "ladybug") == "neo4j":
+        from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
+
+        config = neo4j if neo4j is not None else Neo4jConfig.from_manifest(manifest.get("neo4j", {}))
+        return Neo4jStore(config, read_only=read_only)
+    return LadybugStore(path / "graph.lbug", read_only=read_only)
+
+
+def _backend_manifest(store: Any) -> dict[str, Any]:
+    """Manifest entries describing the store (never secrets): ``{"neo4j": {...}}`` for Neo4j, else nothing."""
+    config = getattr(store, "config", None)
+    return {"neo4j": config.to_manifest()} if config is not None and hasattr(config, "to_manifest") else {}

@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from engram_kit.records import LiteratureBatch
+from engram_kit.errors import BackendUnavailableError
+from engram_kit.records import LiteratureBatch, SameAsEdge
 
 #: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
 NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
@@ -116,6 +117,60 @@ class GraphStore(ABC):
     def domain_edges(self) -> pd.DataFrame:
         """All domain (knowledge-graph) edges, e.g. to build the in-memory CSR graph. Columns ``source,
         target, rel_type``."""
+
+    # --- document repository (optional for a backend: the defaults say what is missing) -----------
+    def _not_implemented(self, method: str) -> BackendUnavailableError:
+        return BackendUnavailableError(f"{type(self).__name__}.{method} is not implemented for this backend yet; "
+                                       f"the document repository needs it (see LadybugStore.{method}).")
+
+    def article_passages(self, article_id: str) -> pd.DataFrame:
+        """Passages of one article in passage order. Columns: fields of PassageRecord (``index`` as ``idx``)."""
+        raise self._not_implemented("article_passages")
+
+    def article_sections(self, article_id: str) -> pd.DataFrame:
+        """Sections of one article in order. Columns: ``id, article_id, title, idx, summary``."""
+        raise self._not_implemented("article_sections")
+
+    def article_mentions(self, article_ids: Sequence[str]) -> pd.DataFrame:
+        """MENTIONS edges of articles from every level. Columns ``article_id, level (Passage|Section|Article),
+        source_id, nounphrase_id, name, entity_type, count``."""
+        raise self._not_implemented("article_mentions")
+
+    def nounphrase_links(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """MAPS_TO edges of NounPhrases. Columns ``nounphrase_id, name, entity_type, entity_id, entity_name,
+        confidence, method``."""
+        raise self._not_implemented("nounphrase_links")
+
+    def nounphrases_linked_to(self, entity_ids: Sequence[str]) -> list[str]:
+        """Ids of the NounPhrases with a MAPS_TO edge to any of ``entity_ids``, sorted."""
+        raise self._not_implemented("nounphrases_linked_to")
+
+    def nounphrase_articles(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """Distinct (NounPhrase, article) pairs: the articles whose passages, sections or summary mention each
+        NounPhrase. Columns ``nounphrase_id, article_id``."""
+        raise self._not_implemented("nounphrase_articles")
+
+    def same_as_edges_from(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """Outgoing SAME_AS edges of NounPhrases. Columns ``nounphrase_id, hub_id``."""
+        raise self._not_implemented("same_as_edges_from")
+
+    def replace_same_as(self, nounphrase_ids: Sequence[str], edges: Sequence[SameAsEdge]) -> None:
+        """In one transaction: delete the outgoing SAME_AS edges of ``nounphrase_ids``, then merge ``edges``."""
+        raise self._not_implemented("replace_same_as")
+
+    def delete_orphan_nounphrases(self, nounphrase_ids: Sequence[str]) -> int:
+        """Delete those of ``nounphrase_ids`` that nothing mentions and no alias points to; return how many."""
+        raise self._not_implemented("delete_orphan_nounphrases")
+
+    def run_statement(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
+        """Run a registered *read* statement of :mod:`engram_kit.store.cypher` by name (agents use this).
+
+        ``identifiers`` fill ``{label}``-style placeholders with schema identifiers only; values go in
+        ``parameters``. Raises :class:`~engram_kit.errors.QueryError` for an unknown name or dialect gap.
+        """
+        from engram_kit.store.cypher import statement
+
+        return self.query(statement(name, self.dialect, **identifiers), parameters)
 
     @abstractmethod
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:

@@ -86,6 +86,12 @@ _ARTICLE_RETURN = ", ".join(
     f"a.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Article"]
 )
 _DOMAIN_REL_UNION = "|".join(DOMAIN_REL_TYPES)
+_SECTION_RETURN = ", ".join(f"s.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Section"])
+_NOUNPHRASE_RETURN = ", ".join(f"n.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["NounPhrase"])
+_DOMAIN_REL_RETURN = ", ".join(f"r.{prop} AS {prop}" for prop in DOMAIN_REL_PROPERTIES)
+#: Relationship types the PPR graph uses (domain layer + the literature edges of GraphIndex).
+RETRIEVAL_REL_TYPES: tuple[str, ...] = DOMAIN_REL_TYPES + ("MENTIONS", "MAPS_TO", "SAME_AS")
+_RETRIEVAL_REL_UNION = "|".join(RETRIEVAL_REL_TYPES)
 
 
 def _set_clause(variable: str, properties: dict[str, str], *, skip: tuple[str, ...] = ("id",)) -> str:
@@ -108,14 +114,17 @@ STATEMENTS: dict[str, dict[str, str]] = {
         # The frame's columns must be the table's properties, in table order.
         "ladybug": "COPY {label} FROM $frame",
         "neo4j": "UNWIND $rows AS row MERGE (n:{label} {id: row.id}) "
-                 "SET n.name = row.name, n.identifier = row.identifier",
+                 "SET n.name = row.name, n.identifier = row.identifier RETURN count(n) AS n",
     },
     "copy_rel_table": {
         # The frame's columns: from id, to id, then the rel properties in table order.
         "ladybug": "COPY {rel_type} FROM $frame",
-        "neo4j": "UNWIND $rows AS row MATCH (a {id: row.source}), (b {id: row.target}) "
+        # Neo4j: both endpoints looked up by label so each is an index seek on the uniqueness constraint
+        # (an unlabelled ``MATCH (a {id: ...})`` scans every node); returns the count for shortfall checks.
+        "neo4j": "UNWIND $rows AS row MATCH (a:{source_label} {id: row.source}) "
+                 "MATCH (b:{target_label} {id: row.target}) "
                  "CREATE (a)-[r:{rel_type}]->(b) SET r.sources = row.sources, r.license = row.license, "
-                 "r.unbiased = row.unbiased, r.pubmed_ids = row.pubmed_ids",
+                 "r.unbiased = row.unbiased, r.pubmed_ids = row.pubmed_ids RETURN count(r) AS n",
     },
     # --- counts ------------------------------------------------------------------------------------
     "count_nodes": {
@@ -180,17 +189,21 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "ladybug": "UNWIND $rows AS row MATCH (a:Article {id: row.article_id}) "
                    "CREATE (a)-[:HAS_SECTION]->(s:Section "
                    + _create_map(LITERATURE_NODE_PROPERTIES["Section"]) + ") RETURN count(s) AS n",
+        # Neo4j: MERGE the node on its id first, then the edge (MERGE of a whole pattern with an unbound
+        # node would create a second Section with the same id and break the uniqueness constraint).
         "neo4j": "UNWIND $rows AS row MATCH (a:Article {id: row.article_id}) "
-                 "MERGE (a)-[:HAS_SECTION]->(s:Section {id: row.id}) SET "
-                 + _set_clause("s", LITERATURE_NODE_PROPERTIES["Section"]) + " RETURN count(s) AS n",
+                 "MERGE (s:Section {id: row.id}) SET "
+                 + _set_clause("s", LITERATURE_NODE_PROPERTIES["Section"])
+                 + " MERGE (a)-[:HAS_SECTION]->(s) RETURN count(s) AS n",
     },
     "create_passages": {
         "ladybug": "UNWIND $rows AS row MATCH (s:Section {id: row.section_id}) "
                    "CREATE (s)-[:CONTAINS]->(p:Passage "
                    + _create_map(LITERATURE_NODE_PROPERTIES["Passage"]) + ") RETURN count(p) AS n",
         "neo4j": "UNWIND $rows AS row MATCH (s:Section {id: row.section_id}) "
-                 "MERGE (s)-[:CONTAINS]->(p:Passage {id: row.id}) SET "
-                 + _set_clause("p", LITERATURE_NODE_PROPERTIES["Passage"]) + " RETURN count(p) AS n",
+                 "MERGE (p:Passage {id: row.id}) SET "
+                 + _set_clause("p", LITERATURE_NODE_PROPERTIES["Passage"])
+                 + " MERGE (s)-[:CONTAINS]->(p) RETURN count(p) AS n",
     },
     "merge_nounphrases": {
         "ladybug": "UNWIND $rows AS row MERGE (n:NounPhrase {id: row.id}) "
@@ -205,8 +218,8 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "ladybug": "UNWIND $rows AS row MATCH (x:{label} {id: row.source_id}) "
                    "MATCH (n:NounPhrase {id: row.nounphrase_id}) MERGE (x)-[r:MENTIONS]->(n) "
                    "SET r.count = row.count RETURN count(r) AS n",
-        "neo4j": "UNWIND $rows AS row MATCH (x:{label} {id: row.source_id}), "
-                 "(n:NounPhrase {id: row.nounphrase_id}) MERGE (x)-[r:MENTIONS]->(n) "
+        "neo4j": "UNWIND $rows AS row MATCH (x:{label} {id: row.source_id}) "
+                 "MATCH (n:NounPhrase {id: row.nounphrase_id}) MERGE (x)-[r:MENTIONS]->(n) "
                  "SET r.count = row.count RETURN count(r) AS n",
     },
     "merge_maps_to": {
@@ -214,15 +227,15 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "ladybug": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
                    "MATCH (e:{label} {id: row.entity_id}) MERGE (n)-[r:MAPS_TO]->(e) "
                    "SET r.confidence = row.confidence, r.method = row.method RETURN count(r) AS n",
-        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}), "
-                 "(e:{label} {id: row.entity_id}) MERGE (n)-[r:MAPS_TO]->(e) "
+        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
+                 "MATCH (e:{label} {id: row.entity_id}) MERGE (n)-[r:MAPS_TO]->(e) "
                  "SET r.confidence = row.confidence, r.method = row.method RETURN count(r) AS n",
     },
     "merge_same_as": {
         "ladybug": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
                    "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
-        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}), "
-                 "(h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
+        "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
+                 "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
     },
     "set_article_status": {
         "ladybug": "MATCH (a:Article {id: $id}) SET a.status = $status, a.error = $error RETURN count(a) AS n",
@@ -298,7 +311,142 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "neo4j": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
                  "RETURN a.id AS source, b.id AS target, type(r) AS rel_type",
     },
+    # --- agents (engram_kit.agents): typed one-hop neighbourhoods ------------------------------------
+    "agent_neighbours": {
+        # {label} -[{rel_type}]- {other_label}, either direction; one row per (start node, neighbour).
+        "ladybug": "MATCH (a:{label})-[:{rel_type}]-(b:{other_label}) WHERE a.id IN $ids "
+                   "RETURN a.id AS source_id, b.id AS id, b.name AS name",
+        "neo4j": "MATCH (a:{label})-[:{rel_type}]-(b:{other_label}) WHERE a.id IN $ids "
+                 "RETURN a.id AS source_id, b.id AS id, b.name AS name",
+    },
+    "agent_neighbour_counts": {
+        # Number of {other_label} neighbours through {rel_type} of each start node (absent when 0).
+        "ladybug": "MATCH (a:{label})-[:{rel_type}]-(b:{other_label}) WHERE a.id IN $ids "
+                   "RETURN a.id AS id, count(b) AS n",
+        "neo4j": "MATCH (a:{label})-[:{rel_type}]-(b:{other_label}) WHERE a.id IN $ids "
+                 "RETURN a.id AS id, count(b) AS n",
+    },
+    # --- full reads for export and migration (engram export / engram migrate) -----------------------
+    "export_domain_nodes": {
+        "ladybug": "MATCH (n:{label}) RETURN n.id AS id, n.name AS name, n.identifier AS identifier ORDER BY id",
+        "neo4j": "MATCH (n:{label}) RETURN n.id AS id, n.name AS name, n.identifier AS identifier ORDER BY id",
+    },
+    "export_domain_rels": {
+        "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, " + _DOMAIN_REL_RETURN,
+        "neo4j": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, " + _DOMAIN_REL_RETURN,
+    },
+    "export_sections": {
+        "ladybug": f"MATCH (s:Section) RETURN {_SECTION_RETURN} ORDER BY id",
+        "neo4j": f"MATCH (s:Section) RETURN {_SECTION_RETURN} ORDER BY id",
+    },
+    "export_passages": {
+        "ladybug": f"MATCH (p:Passage) RETURN {_PASSAGE_RETURN} ORDER BY id",
+        "neo4j": f"MATCH (p:Passage) RETURN {_PASSAGE_RETURN} ORDER BY id",
+    },
+    "export_nounphrases": {
+        "ladybug": f"MATCH (n:NounPhrase) RETURN {_NOUNPHRASE_RETURN} ORDER BY id",
+        "neo4j": f"MATCH (n:NounPhrase) RETURN {_NOUNPHRASE_RETURN} ORDER BY id",
+    },
+    "export_mentions": {
+        # {label}: Passage, Section or Article.
+        "ladybug": "MATCH (x:{label})-[r:MENTIONS]->(n:NounPhrase) RETURN x.id AS source, n.id AS target, "
+                   "r.count AS count",
+        "neo4j": "MATCH (x:{label})-[r:MENTIONS]->(n:NounPhrase) RETURN x.id AS source, n.id AS target, "
+                 "r.count AS count",
+    },
+    "export_maps_to": {
+        "ladybug": "MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) RETURN n.id AS source, e.id AS target, "
+                   "r.confidence AS confidence, r.method AS method",
+        "neo4j": "MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) RETURN n.id AS source, e.id AS target, "
+                 "r.confidence AS confidence, r.method AS method",
+    },
 }
+
+#: Statements only a Neo4j server can run (Graph Data Science procedures, element ids). Kept apart from
+#: :data:`STATEMENTS` (whose entries all have an embedded version) but served by the same :func:`statement`.
+#: The GDS texts target GDS 2.x on Neo4j 5 (weighted ``sourceNodes: [[node, bias], ...]`` and the Cypher
+#: projection function ``gds.graph.project(...)`` with ``undirectedRelationshipTypes``); see
+#: :mod:`engram_kit.retrieval.gds` for how their parameters map to :class:`~engram_kit.settings.Settings`.
+NEO4J_ONLY_STATEMENTS: dict[str, dict[str, str]] = {
+    "element_ids": {
+        # Neo4j element ids of nodes given by engram id; {label}: any schema label (index seek).
+        "neo4j": "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, elementId(n) AS element_id",
+    },
+    "gds_graph_exists": {
+        "neo4j": "CALL gds.graph.exists($graph_name) YIELD exists RETURN exists",
+    },
+    "gds_graph_drop": {
+        # failIfMissing = false: dropping an absent projection is a no-op.
+        "neo4j": "CALL gds.graph.drop($graph_name, false) YIELD graphName RETURN graphName AS graph_name",
+    },
+    "gds_project_retrieval_graph": {
+        # Undirected, weighted projection of exactly the graph the embedded PPR uses (GraphIndex): the 24
+        # domain rel types (weight 1), Passage-MENTIONS->NounPhrase (weight = count), NounPhrase-MAPS_TO->
+        # entity (weight = confidence) and SAME_AS (weight 1); self-loops dropped like CSRGraph does.
+        # Parallel relationships are kept, which PageRank treats as one edge with the summed weight, as the
+        # CSR does when it sums duplicates.
+        "neo4j": f"MATCH (s)-[r:{_RETRIEVAL_REL_UNION}]->(t) WHERE s <> t AND (type(r) <> 'MENTIONS' OR s:Passage) "
+                 "WITH s, t, CASE type(r) WHEN 'MAPS_TO' THEN r.confidence WHEN 'MENTIONS' THEN toFloat(r.count) "
+                 "ELSE 1.0 END AS weight "
+                 "WITH gds.graph.project($graph_name, s, t, {relationshipProperties: {weight: weight}}, "
+                 "{undirectedRelationshipTypes: ['*']}) AS g "
+                 "RETURN g.graphName AS graph_name, g.nodeCount AS node_count, "
+                 "g.relationshipCount AS relationship_count",
+    },
+    "gds_project_estimate": {
+        # Memory estimate of a native projection of the same labels and types (GDS documents that an
+        # estimate of a Cypher projection is not available; the native one bounds it closely).
+        "neo4j": "CALL gds.graph.project.estimate($node_projection, $relationship_projection) "
+                 "YIELD requiredMemory, bytesMin, bytesMax, nodeCount, relationshipCount "
+                 "RETURN requiredMemory AS required_memory, bytesMin AS bytes_min, bytesMax AS bytes_max, "
+                 "nodeCount AS node_count, relationshipCount AS relationship_count",
+    },
+    "gds_pagerank_stream": {
+        # Weighted personalised PageRank over the named projection; only nodes with a positive score come
+        # back. $seeds: list of {element_id, weight}; weights > 0 (GDS takes them as source-node biases).
+        "neo4j": "UNWIND $seeds AS seed MATCH (n) WHERE elementId(n) = seed.element_id "
+                 "WITH collect([n, seed.weight]) AS sources "
+                 "CALL gds.pageRank.stream($graph_name, {sourceNodes: sources, dampingFactor: $damping_factor, "
+                 "tolerance: $tolerance, maxIterations: $max_iterations, relationshipWeightProperty: 'weight'}) "
+                 "YIELD nodeId, score WITH nodeId, score WHERE score > 0 "
+                 "RETURN gds.util.asNode(nodeId).id AS id, score",
+    },
+}
+
+def _both(text: str) -> dict[str, str]:
+    """The same text for both dialects (statements using only portable Cypher)."""
+    return {"ladybug": text, "neo4j": text}
+
+
+#: Statements of the document repository (listing, detail view, alias hubs); portable Cypher, so both
+#: dialects share one text. Merged into :data:`STATEMENTS` below.
+DOCUMENT_STATEMENTS: dict[str, dict[str, str]] = {
+    "article_passages": _both(f"MATCH (p:Passage) WHERE p.article_id = $article_id RETURN {_PASSAGE_RETURN} "
+                              "ORDER BY idx"),
+    "article_sections": _both("MATCH (s:Section) WHERE s.article_id = $article_id RETURN "
+                              + ", ".join(f"s.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Section"])
+                              + " ORDER BY idx"),
+    # {label}: Passage or Section (both carry article_id).
+    "article_mentions_from": _both("MATCH (x:{label})-[m:MENTIONS]->(n:NounPhrase) WHERE x.article_id IN $article_ids "
+                                   "RETURN x.article_id AS article_id, x.id AS source_id, n.id AS nounphrase_id, "
+                                   "n.name AS name, n.entity_type AS entity_type, m.count AS count"),
+    "article_mentions_from_articles": _both("MATCH (x:Article)-[m:MENTIONS]->(n:NounPhrase) WHERE x.id IN $article_ids "
+                                            "RETURN x.id AS article_id, x.id AS source_id, n.id AS nounphrase_id, "
+                                            "n.name AS name, n.entity_type AS entity_type, m.count AS count"),
+    "nounphrase_links": _both("MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) WHERE n.id IN $ids RETURN n.id AS nounphrase_id, "
+                              "n.name AS name, n.entity_type AS entity_type, e.id AS entity_id, e.name AS entity_name, "
+                              "r.confidence AS confidence, r.method AS method"),
+    "nounphrases_linked_to": _both("MATCH (n:NounPhrase)-[:MAPS_TO]->(e) WHERE e.id IN $ids RETURN DISTINCT n.id AS id"),
+    # {label}: Passage or Section.
+    "nounphrase_articles_from": _both("MATCH (x:{label})-[:MENTIONS]->(n:NounPhrase) WHERE n.id IN $ids "
+                                      "RETURN DISTINCT n.id AS nounphrase_id, x.article_id AS article_id"),
+    "nounphrase_articles_from_articles": _both("MATCH (x:Article)-[:MENTIONS]->(n:NounPhrase) WHERE n.id IN $ids "
+                                               "RETURN DISTINCT n.id AS nounphrase_id, x.id AS article_id"),
+    "same_as_from": _both("MATCH (n:NounPhrase)-[:SAME_AS]->(h:NounPhrase) WHERE n.id IN $ids "
+                          "RETURN n.id AS nounphrase_id, h.id AS hub_id"),
+    "delete_same_as_from": _both("MATCH (n:NounPhrase)-[r:SAME_AS]->(:NounPhrase) WHERE n.id IN $ids DELETE r"),
+}
+STATEMENTS.update(DOCUMENT_STATEMENTS)
 
 
 def statement(name: str, dialect: str, **identifiers: str) -> str:
@@ -331,9 +479,10 @@ def statement(name: str, dialect: str, **identifiers: str) -> str:
     >>> statement("count_nodes", "ladybug", label="Gene")
     'MATCH (n:Gene) RETURN count(n) AS n'
     """
-    by_dialect = STATEMENTS.get(name)
+    by_dialect = STATEMENTS.get(name) or NEO4J_ONLY_STATEMENTS.get(name)
     if by_dialect is None:
-        raise QueryError(f"Unknown Cypher statement {name!r}; registered names: {', '.join(sorted(STATEMENTS))}.")
+        raise QueryError(f"Unknown Cypher statement {name!r}; registered names: "
+                         f"{', '.join(sorted([*STATEMENTS, *NEO4J_ONLY_STATEMENTS]))}.")
     text = by_dialect.get(dialect)
     if text is None:
         raise QueryError(
@@ -439,3 +588,148 @@ def schema_statements(dialect: str = "ladybug") -> list[str]:
     rels += [rel_table_ddl(rel, ends, props, dialect) for rel, (ends, props) in LITERATURE_REL_TABLES.items()]
     out += [text for text in rels if text is not None]
     return out
+
+
+def neo4j_index_statements() -> list[str]:
+    """Neo4j range indexes beside the uniqueness constraints of :func:`schema_statements`; idempotent.
+
+    Returns
+    -------
+    list of str
+        ``name`` indexes on the 11 domain labels and NounPhrase (entity lookup by name, evidence queries),
+        ``article_id`` indexes on Section and Passage (the delete/reprocess statements filter on it) and
+        ``source``/``pmid`` indexes on Article: 16 statements.
+    """
+    out = [f"CREATE INDEX {label.lower()}_name IF NOT EXISTS FOR (n:{label}) ON (n.name)"
+           for label in (*DOMAIN_LABELS, "NounPhrase")]
+    out += [f"CREATE INDEX {label.lower()}_article_id IF NOT EXISTS FOR (n:{label}) ON (n.article_id)"
+            for label in ("Section", "Passage")]
+    out += [f"CREATE INDEX article_{prop} IF NOT EXISTS FOR (n:Article) ON (n.{prop})" for prop in ("source", "pmid")]
+    return out
+
+
+# --- static validation (scripts/lint_cypher.mjs) -------------------------------------------------------
+#: Every query parameter a Neo4j statement may use, with an example value (its type is what the linter
+#: checks). A statement using a parameter missing here fails ``tests/test_cypher_lint.py``.
+NEO4J_PARAMETERS: dict[str, object] = {
+    "rows": [], "ids": [], "article_ids": [], "id": "", "status": "", "error": "", "source": "",
+    "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
+    "max_iterations": 100, "node_projection": [], "relationship_projection": {},
+}
+#: Keys of the maps in list parameters (``$rows``, ``$seeds``): the linter sees ``row.source_id`` as a
+#: property access, so these are declared beside the graph's property keys.
+NEO4J_ROW_KEYS: tuple[str, ...] = ("source", "target", "source_id", "nounphrase_id", "entity_id", "hub_id",
+                                   "element_id")
+#: Built-in Cypher functions the Neo4j statements call (anything else is flagged by the linter).
+NEO4J_BUILTIN_FUNCTIONS: tuple[str, ...] = ("count", "toFloat", "labels", "type", "elementId", "collect")
+#: Graph Data Science routines the Neo4j backend calls, with their GDS 2.x signatures (GDS manual,
+#: "Operations reference"). ``kind`` is ``procedure`` or ``function``.
+GDS_ROUTINES: tuple[dict[str, object], ...] = (
+    {"kind": "procedure", "name": "gds.graph.exists",
+     "args": [("graphName", "STRING")], "returns": [("graphName", "STRING"), ("exists", "BOOLEAN")]},
+    {"kind": "procedure", "name": "gds.graph.drop",
+     "args": [("graphName", "ANY"), ("failIfMissing", "BOOLEAN"), ("dbName", "STRING"), ("username", "STRING")],
+     "returns": [("graphName", "STRING"), ("database", "STRING"), ("nodeCount", "INTEGER"),
+                 ("relationshipCount", "INTEGER")]},
+    {"kind": "procedure", "name": "gds.graph.project.estimate",
+     "args": [("nodeProjection", "ANY"), ("relationshipProjection", "ANY"), ("configuration", "MAP")],
+     "returns": [("requiredMemory", "STRING"), ("treeView", "STRING"), ("mapView", "MAP"),
+                 ("bytesMin", "INTEGER"), ("bytesMax", "INTEGER"), ("nodeCount", "INTEGER"),
+                 ("relationshipCount", "INTEGER"), ("heapPercentageMin", "FLOAT"),
+                 ("heapPercentageMax", "FLOAT")]},
+    {"kind": "procedure", "name": "gds.pageRank.stream",
+     "args": [("graphName", "STRING"), ("configuration", "MAP")],
+     "returns": [("nodeId", "INTEGER"), ("score", "FLOAT")]},
+    {"kind": "function", "name": "gds.graph.project", "aggregating": True,
+     "args": [("graphName", "STRING"), ("sourceNode", "ANY"), ("targetNode", "ANY"), ("dataConfig", "ANY"),
+              ("configuration", "ANY")], "returns": "MAP"},
+    {"kind": "function", "name": "gds.util.asNode", "aggregating": False,
+     "args": [("nodeId", "ANY")], "returns": "ANY"},
+)
+
+_PLACEHOLDERS = ("{label}", "{rel_type}", "{source_label}", "{target_label}")
+
+
+def _expansions(text: str) -> list[dict[str, str]]:
+    """Every schema identifier assignment of a statement's placeholders (one empty dict if it has none)."""
+    if "{source_label}" in text:
+        return [{"rel_type": m.rel_type, "source_label": m.source_label, "target_label": m.target_label}
+                for m in METAEDGES]
+    if "{rel_type}" in text:
+        return [{"rel_type": rel} for rel in DOMAIN_REL_TYPES + LITERATURE_REL_TYPES]
+    if "{label}" in text:
+        return [{"label": label} for label in DOMAIN_LABELS + LITERATURE_LABELS]
+    return [{}]
+
+
+def dialect_statements(dialect: str) -> list[dict[str, str]]:
+    """Every Cypher text a backend of ``dialect`` can send, placeholders filled with each schema identifier.
+
+    Returns
+    -------
+    list of dict
+        ``{"name", "text"}``: registry statements (and, for ``"neo4j"``, the Neo4j-only and GDS ones)
+        expanded over the labels/relationship types they may take, then the schema DDL. Names carry the
+        identifiers, e.g. ``"count_nodes[label=Gene]"`` or ``"ddl[3]"``.
+    """
+    _check_dialect(dialect)
+    registry = {**STATEMENTS, **(NEO4J_ONLY_STATEMENTS if dialect == "neo4j" else {})}
+    out: list[dict[str, str]] = []
+    for name, by_dialect in registry.items():
+        if dialect not in by_dialect:
+            continue
+        for identifiers in _expansions(by_dialect[dialect]):
+            suffix = ",".join(f"{k}={v}" for k, v in identifiers.items())
+            out.append({"name": f"{name}[{suffix}]" if suffix else name,
+                        "text": statement(name, dialect, **identifiers)})
+    ddl = schema_statements(dialect) + (neo4j_index_statements() if dialect == "neo4j" else [])
+    out += [{"name": f"ddl[{i}]", "text": text} for i, text in enumerate(ddl)]
+    return out
+
+
+def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
+    """What ``scripts/lint_cypher.mjs`` checks: the statements and the database schema they run against.
+
+    Returns
+    -------
+    dict
+        ``statements`` (see :func:`dialect_statements`) and ``schema``: ``labels``, ``relationshipTypes``,
+        ``propertyKeys``, ``parameters`` (:data:`NEO4J_PARAMETERS`), ``functions``
+        (:data:`NEO4J_BUILTIN_FUNCTIONS`) and ``routines`` (:data:`GDS_ROUTINES`).
+    """
+    properties = set(DOMAIN_NODE_PROPERTIES) | set(DOMAIN_REL_PROPERTIES) | {"weight"} | set(NEO4J_ROW_KEYS)
+    for props in LITERATURE_NODE_PROPERTIES.values():
+        properties |= set(props)
+    for _, rel_props in LITERATURE_REL_TABLES.values():
+        properties |= set(rel_props)
+    return {
+        "dialect": dialect,
+        "statements": dialect_statements(dialect),
+        "schema": {
+            "labels": list(DOMAIN_LABELS + LITERATURE_LABELS),
+            "relationshipTypes": list(DOMAIN_REL_TYPES + LITERATURE_REL_TYPES),
+            "propertyKeys": sorted(properties),
+            "parameters": NEO4J_PARAMETERS,
+            "functions": list(NEO4J_BUILTIN_FUNCTIONS),
+            "routines": [dict(r) for r in GDS_ROUTINES],
+        },
+    }
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """``python -m engram_kit.store.cypher --dump neo4j``: print :func:`lint_payload` as JSON."""
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m engram_kit.store.cypher",
+                                     description="Dump every Cypher statement of a dialect, with its schema, as JSON.")
+    parser.add_argument("--dump", choices=DIALECTS, required=True, help="dialect to dump")
+    args = parser.parse_args(argv)
+    json.dump(lint_payload(args.dump), sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(_main())

@@ -57,7 +57,7 @@ from engram_kit.errors import (
     WorkspaceLockedError,
 )
 from engram_kit.kg.schema import NODE_KINDS, kind_to_label, metaedge
-from engram_kit.records import STATUSES, LiteratureBatch
+from engram_kit.records import STATUSES, LiteratureBatch, SameAsEdge
 from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS, GraphStore
 from engram_kit.store.cypher import (
     DOMAIN_LABELS,
@@ -748,6 +748,78 @@ class LadybugStore(GraphStore):
         if len(ids) < 2:
             return pd.DataFrame({c: pd.Series(dtype=object) for c in EDGE_FRAME_COLUMNS})
         return self._run("edges_among", {"ids": ids})[list(EDGE_FRAME_COLUMNS)]
+
+    # --- document repository --------------------------------------------------------------------------
+    def article_passages(self, article_id: str) -> pd.DataFrame:
+        """Passages of one article in passage order; columns as :meth:`get_passages`."""
+        frame = self._run("article_passages", {"article_id": article_id})
+        return _with_nullable_ints(frame.rename(columns={"idx": "index"}))
+
+    def article_sections(self, article_id: str) -> pd.DataFrame:
+        """Sections of one article in order: ``id, article_id, title, index, summary``."""
+        return self._run("article_sections", {"article_id": article_id}).rename(columns={"idx": "index"})
+
+    def article_mentions(self, article_ids: Sequence[str]) -> pd.DataFrame:
+        """MENTIONS edges of articles from every level: ``article_id, level, source_id, nounphrase_id, name,
+        entity_type, count`` (``level`` is Passage, Section or Article)."""
+        params = {"article_ids": list(dict.fromkeys(str(i) for i in article_ids))}
+        frames = [self._run("article_mentions_from", params, label=label).assign(level=label)
+                  for label in ("Passage", "Section")]
+        frames.append(self._run("article_mentions_from_articles", params).assign(level="Article"))
+        columns = ["article_id", "level", "source_id", "nounphrase_id", "name", "entity_type", "count"]
+        return pd.concat(frames, ignore_index=True)[columns]
+
+    def nounphrase_links(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """MAPS_TO edges of NounPhrases: ``nounphrase_id, name, entity_type, entity_id, entity_name, confidence,
+        method``."""
+        frame = self._run("nounphrase_links", {"ids": list(dict.fromkeys(str(i) for i in nounphrase_ids))})
+        frame["confidence"] = frame["confidence"].astype("float64")
+        return frame
+
+    def nounphrases_linked_to(self, entity_ids: Sequence[str]) -> list[str]:
+        """Ids of NounPhrases with a MAPS_TO edge to any of ``entity_ids``, sorted."""
+        ids = list(dict.fromkeys(str(i) for i in entity_ids))
+        return sorted(self._run("nounphrases_linked_to", {"ids": ids})["id"]) if ids else []
+
+    def nounphrase_articles(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """Distinct ``nounphrase_id, article_id`` pairs over Passage, Section and Article mentions."""
+        params = {"ids": list(dict.fromkeys(str(i) for i in nounphrase_ids))}
+        frames = [self._run("nounphrase_articles_from", params, label=label) for label in ("Passage", "Section")]
+        frames.append(self._run("nounphrase_articles_from_articles", params))
+        return pd.concat(frames, ignore_index=True).drop_duplicates(ignore_index=True)
+
+    def same_as_edges_from(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        """Outgoing SAME_AS edges of NounPhrases: ``nounphrase_id, hub_id``."""
+        return self._run("same_as_from", {"ids": list(dict.fromkeys(str(i) for i in nounphrase_ids))})
+
+    def replace_same_as(self, nounphrase_ids: Sequence[str], edges: Sequence[SameAsEdge]) -> None:
+        """Delete the outgoing SAME_AS edges of ``nounphrase_ids`` and merge ``edges``, in one transaction.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only store.
+        IngestionError
+            If an edge names a NounPhrase that is not stored (rolled back, nothing changed).
+        """
+        self._require_writable("replace_same_as")
+        rows = [{"nounphrase_id": e.nounphrase_id, "hub_id": e.hub_id} for e in dict.fromkeys(edges)]
+        try:
+            with self._transaction():
+                self._run("delete_same_as_from", {"ids": list(dict.fromkeys(str(i) for i in nounphrase_ids))})
+                self._expect(self._run_rows("merge_same_as", rows), rows, "SAME_AS (are both NounPhrases stored?)")
+        except EngramError as exc:
+            raise IngestionError(f"Could not update the SAME_AS alias hubs, nothing changed: {exc}") from exc
+
+    def delete_orphan_nounphrases(self, nounphrase_ids: Sequence[str]) -> int:
+        """Delete those of ``nounphrase_ids`` that nothing mentions and no alias points to; return how many."""
+        self._require_writable("delete_orphan_nounphrases")
+        ids = list(dict.fromkeys(str(i) for i in nounphrase_ids))
+        before = len(self._run("nodes_by_id", {"ids": ids}, label="NounPhrase")) if ids else 0
+        if ids:
+            with self._transaction():
+                self._delete_orphan_nounphrases(ids)
+        return before - (len(self._run("nodes_by_id", {"ids": ids}, label="NounPhrase")) if ids else 0)
 
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
         """Run one Cypher statement and return its rows (no guard: the evidence desk guards).

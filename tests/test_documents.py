@@ -1,0 +1,271 @@
+"""The document repository on a small real workspace: hierarchy, lifecycle, bad input, hubs, retrieval, CLI.
+
+One workspace per module (bundled Hetionet sample + 20 PubMed abstracts + the DVT review PDF); tests that
+change it restore what they change, in file order.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from engram_kit.errors import DataError, IngestionError, UnknownFileTypeError
+from engram_kit.ingestion.documents import ObjectStore, check_filename, document_prefix
+from engram_kit.resolution.aliases import AliasHubBuilder, aggregate_confidence, plan_hubs
+
+from test_pdf import PDFS, bad_inputs
+
+DVT = PDFS / "bmc_dvt_prophylaxis_trauma_review.pdf"
+LITERATURE = ("Article", "Section", "Passage", "NounPhrase", "HAS_SECTION", "CONTAINS", "MENTIONS", "MAPS_TO", "SAME_AS")
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory, sample_records):
+    from engram_kit.datasets import resolve_data_paths
+    from engram_kit.workspace import Workspace
+
+    workspace = Workspace.create(tmp_path_factory.mktemp("docs") / "ws", data=resolve_data_paths())
+    workspace.settings.progress = False
+    workspace.ingest(list(islice(sample_records, 20)))
+    workspace.report = workspace.ingest_pdf(DVT)
+    yield workspace
+    workspace.close()
+
+
+def snapshot(ws) -> dict[str, int]:
+    counts = ws.store.counts()
+    return {**{k: counts[k] for k in LITERATURE}, "vectors": ws.vectors.count()}
+
+
+def test_pdf_joins_the_graph_as_article_sections_passages(ws):
+    report = ws.report
+    assert report.status == "complete" and report.pages == 4 and report.sections == 9
+    doc_id = report.id
+    sections = ws.store.article_sections(doc_id)
+    assert sections["title"].tolist()[:5] == ["Front matter", "Abstract", "Introduction", "Methods", "Conclusion"]
+    passages = ws.store.article_passages(doc_id)
+    assert len(passages) == report.passages >= 10
+    assert (passages["source"] == "uploaded").all() and passages["page_start"].notna().all()
+    assert "References" not in set(passages["section_title"])  # kept out of retrieval
+    intro = passages[passages["section_title"] == "Introduction"]
+    assert set(intro["page_start"]) == {1}
+    for row in passages.itertuples():
+        assert row.char_end > row.char_start
+    hierarchy = ws.store.query("MATCH (a:Article {id: $id})-[:HAS_SECTION]->(s:Section)-[:CONTAINS]->(p:Passage) "
+                               "RETURN count(p) AS n", {"id": doc_id})
+    assert int(hierarchy["n"][0]) == len(passages)
+    assert set(ws.vectors.ids(source="uploaded")) == set(passages["id"])
+
+
+def test_mentions_from_every_level_and_shared_nounphrases(ws):
+    mentions = ws.store.article_mentions([ws.report.id])
+    assert {"Passage", "Section", "Article"} <= set(mentions["level"])  # summaries are extracted too
+    sections = ws.store.article_sections(ws.report.id)
+    assert sections.loc[sections["title"] == "References", "summary"].str.contains("kept out of retrieval").all()
+    assert sections.loc[sections["title"] == "Conclusion", "summary"].str.len().gt(100).all()
+    # NounPhrases merge with PubMed ones on (normalised name, type): one node, mentioned by both sources
+    shared = ws.store.nounphrase_articles(mentions["nounphrase_id"].unique())
+    by_np = shared.groupby("nounphrase_id")["article_id"].apply(lambda s: {a.split(":")[0] for a in s})
+    assert any(sources == {"doc", "pubmed"} for sources in by_np)
+
+
+def test_alias_hub_pattern_and_cross_document_confidence(ws):
+    links = ws.store.nounphrase_links(ws.store.article_mentions([ws.report.id])["nounphrase_id"].unique())
+    groups = ws.store.nounphrase_links(ws.store.nounphrases_linked_to(links["entity_id"].unique()))
+    multi = groups.groupby("entity_id")["nounphrase_id"].nunique()
+    assert (multi > 1).any()  # e.g. "deep venous thrombosis" and "venous thrombosis"
+    report = AliasHubBuilder(ws.store).update(multi[multi > 1].index)
+    frame = report.to_frame()
+    for _, group in frame.groupby("entity_id"):
+        hubs = group[group["is_hub"]]
+        assert len(hubs) == 1 and hubs["aggregated"].iloc[0] == group["aggregated"].max()
+    edges = ws.store.same_as_edges_from(frame["nounphrase_id"])
+    assert len(edges) == len(frame) - frame["entity_id"].nunique()  # n - 1 per group, no clique
+    assert set(edges["hub_id"]) <= set(frame.loc[frame["is_hub"], "nounphrase_id"])
+    # the documented noisy-OR: seen in 3 documents scores above seen once, and never above 1
+    assert aggregate_confidence(0.8, 1) == pytest.approx(0.8)
+    assert aggregate_confidence(0.8, 3) == pytest.approx(1 - 0.2 * 0.6 ** 2)
+    assert aggregate_confidence(0.8, 1) < aggregate_confidence(0.8, 2) < aggregate_confidence(0.8, 3) < 1.0
+
+
+def test_plan_hubs_elects_the_most_trusted_alias():
+    import pandas as pd
+
+    evidence = pd.DataFrame({
+        "nounphrase_id": ["np:a", "np:b", "np:c", "np:d"], "name": ["AD", "Alzheimer disease", "alzheimers", "x"],
+        "entity_type": ["Disease"] * 4, "entity_id": ["D1", "D1", "D1", "D1"], "entity_name": ["Alzheimer's"] * 4,
+        "confidence": [0.85, 0.9, 0.7, 0.9], "method": ["alias"] * 4, "documents": [5, 3, 1, 0]})
+    evidence["aggregated"] = aggregate_confidence(evidence["confidence"].to_numpy(), evidence["documents"].to_numpy())
+    groups, edges = plan_hubs(evidence)
+    assert set(groups["nounphrase_id"]) == {"np:a", "np:b", "np:c"}  # unmentioned np:d takes no part
+    hub = groups.loc[groups["is_hub"], "nounphrase_id"].item()
+    assert hub == "np:a"  # 0.85 in 5 documents beats 0.9 in 3
+    assert sorted((e.nounphrase_id, e.hub_id) for e in edges) == [("np:b", "np:a"), ("np:c", "np:a")]
+
+
+def test_dedup_listing_and_detail(ws):
+    before = snapshot(ws)
+    again = ws.ingest_pdf(DVT.read_bytes(), filename="renamed.pdf")
+    assert again.duplicate and again.id == ws.report.id and snapshot(ws) == before
+    listing = ws.documents.list()
+    assert list(listing.columns[:8]) == ["id", "title", "authors", "year", "status", "passages", "entities", "seconds"]
+    row = listing[listing["id"] == ws.report.id].iloc[0]
+    assert row["status"] == "complete" and row["year"] == 2010 and row["entities"] > 10 and row["seconds"] > 0
+    assert len(ws.documents.list(search="THROMBOSIS")) == 1 and ws.documents.list(search="nothing-like-it").empty
+    assert ws.documents.list(status="error").empty
+    detail = ws.documents.detail(ws.report.id)
+    assert detail.metadata.doi.value == "10.1186/1752-2897-4-1" and detail.metadata.title.confidence == 0.95
+    assert detail.sections["page"].tolist()[:4] == [1, 1, 1, 1] and not detail.sections["retrievable"].iloc[-1]
+    assert {"name", "levels", "entity_id", "confidence", "aggregated"} <= set(detail.entities.columns)
+    assert detail.stats["passages"] == ws.report.passages and "thrombo" in detail.summary.lower()
+    assert "Introduction" in str(detail) and detail.to_dict()["id"] == ws.report.id
+    original = ws.path / "objects" / "documents" / document_prefix(detail.info["content_hash"]) / "original.pdf"
+    assert original.read_bytes() == DVT.read_bytes()
+
+
+def test_retrieval_source_filter_and_passage_pages(ws):
+    question = "What are the complications of inferior vena cava filters and heparin in trauma patients?"
+    uploaded = ws.retrieve(question, source="uploaded")
+    assert uploaded.passages and all(p.source == "uploaded" for p in uploaded.passages)
+    assert all(p.section and p.page_start for p in uploaded.passages)
+    assert uploaded.passages[0].citation.startswith(ws.report.id + ", p. ")
+    pubmed = ws.retrieve(question, source="pubmed")
+    assert all(p.source == "pubmed" for p in pubmed.passages)
+    both = ws.retrieve(question, source="all")
+    assert any(p.source == "uploaded" for p in both.passages)
+    assert any(p.ppr_score > 0 for p in uploaded.passages)  # reachable through the shared entities
+
+
+@pytest.mark.parametrize("case", ["empty", "not_pdf", "corrupted", "truncated", "encrypted", "scanned"])
+def test_bad_pdf_gives_error_status_and_changes_nothing_else(ws, case):
+    data, name, pattern = bad_inputs()[case]
+    before = snapshot(ws)
+    with pytest.raises(IngestionError, match=pattern):
+        ws.ingest_pdf(data, filename=name)
+    after = snapshot(ws)
+    assert after == {**before, "Article": before["Article"] + 1}
+    errors = ws.documents.list(status="error")
+    row = errors[errors["filename"] == name].iloc[0]
+    assert row["passages"] == 0 and row["error"]
+    ws.documents.delete(row["id"])
+    assert snapshot(ws) == before
+
+
+def test_limits_names_and_encodings_are_refused_with_a_status(ws, tmp_path):
+    before = snapshot(ws)
+    repo = ws.documents
+    cases = [(DVT.read_bytes() + b"\n% another upload", "../../x.pdf", "path components"),
+             ("Résumé: café au lait".encode("latin-1"), "notes.txt", "not UTF-8")]
+    for data, name, pattern in cases:
+        report = repo.add_bytes(data, name, raise_on_error=False)
+        assert report.status == "error" and pytest.approx(0) == report.passages
+        assert pattern in report.error
+        assert ws.documents.detail(report.id).status == "error"
+    with pytest.raises(IngestionError, match="4 pages, above the 2-page limit"):
+        repo.max_pages = 2
+        try:
+            repo.add_bytes(DVT.read_bytes() + b"\n% variant", "long.pdf")
+        finally:
+            repo.max_pages = 500
+    big = tmp_path / "big.pdf"
+    big.write_bytes(DVT.read_bytes() + b"\n%" + b"0" * 200_000)
+    repo.max_bytes = 300_000
+    try:
+        report = repo.add_file(big, raise_on_error=False)
+    finally:
+        repo.max_bytes = 50 * 1024 * 1024
+    assert report.status == "error" and "above the 0 MB limit" in report.error
+    with pytest.raises(UnknownFileTypeError):
+        repo.add_bytes(b"data", "table.xlsx")
+    errors = ws.documents.list(status="error")
+    assert len(errors) == 4
+    assert snapshot(ws) == {**before, "Article": before["Article"] + 4}
+    with pytest.raises(DataError, match="no stored original"):
+        repo.reprocess(repo.resolve_id(errors[errors["filename"] == "../../x.pdf"]["id"].item()))
+    for doc_id in errors["id"]:
+        repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_failure_mid_pipeline_leaves_no_partial_graph(ws, monkeypatch):
+    from engram_kit.ingestion import documents
+
+    text = b"# Trauma and pulmonary embolism\n\nPulmonary embolism after trauma is treated with heparin. " * 3
+    before = snapshot(ws)
+
+    def broken_hubs(self, entity_ids, **kwargs):  # noqa: ANN001 - after the graph and vectors were written
+        raise IngestionError("injected failure after the graph write")
+
+    monkeypatch.setattr(documents.AliasHubBuilder, "update", broken_hubs)
+    with pytest.raises(IngestionError, match="injected failure"):
+        ws.documents.add_bytes(text, "note.md")
+    monkeypatch.undo()
+    assert snapshot(ws) == {**before, "Article": before["Article"] + 1}
+    doc_id = ws.documents.list(status="error")["id"].item()
+    assert "injected failure" in ws.documents.detail(doc_id).error
+
+    monkeypatch.setattr(type(ws.vectors), "upsert", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("disk full")))
+    report = ws.documents.reprocess(doc_id, raise_on_error=False)
+    monkeypatch.undo()
+    assert report.status == "error" and "RuntimeError: disk full" in report.error
+    assert snapshot(ws) == {**before, "Article": before["Article"] + 1}
+    fixed = ws.documents.reprocess(doc_id)  # the stored original is processed again once the fault is gone
+    assert fixed.status == "complete" and fixed.passages >= 1
+    ws.documents.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_reprocess_is_idempotent_and_delete_keeps_shared_nounphrases(ws):
+    before = snapshot(ws)
+    passages = ws.store.article_passages(ws.report.id)["id"].tolist()
+    again = ws.documents.reprocess(ws.report.id)
+    assert again.status == "complete" and snapshot(ws) == before
+    assert ws.store.article_passages(ws.report.id)["id"].tolist() == passages
+    # a second document sharing entities with the PDF
+    note = ws.documents.add_bytes(b"Pulmonary embolism and venous thrombosis complicate trauma care. " * 3, "note.txt")
+    shared = set(ws.store.article_mentions([note.id])["nounphrase_id"]) & set(
+        ws.store.article_mentions([ws.report.id])["nounphrase_id"])
+    assert shared
+    ws.documents.delete(note.id)
+    assert set(ws.store.get_nodes(sorted(shared))["id"]) == shared  # still used by the PDF
+    assert snapshot(ws) == before
+
+
+def test_object_store_and_filename_rules(tmp_path):
+    objects = ObjectStore(tmp_path)
+    objects.put("sha256/ab/abc/original.pdf", b"%PDF-")
+    assert objects.keys() == ["sha256/ab/abc/original.pdf"]
+    assert (tmp_path / "documents" / "sha256" / "ab" / "abc" / "original.pdf").exists()
+    for key in ("../x", "/etc/passwd", "a//b", "a/./b"):
+        with pytest.raises(DataError):
+            objects.path(key)
+    objects.delete_prefix("sha256/ab")
+    assert objects.keys() == []
+    assert check_filename("paper (1).pdf") == "paper (1).pdf"
+    for bad in ("../../x.pdf", "a/b.pdf", "C:\\x.pdf", "", "..", "x\x00.pdf"):
+        with pytest.raises(DataError):
+            check_filename(bad)
+
+
+def test_cli_ingest_docs_doc_rm(ws, capsys):  # `engram reprocess` shares cmd code with rm; API tested above
+    from engram_kit.cli import main
+
+    path = str(ws.path)
+    ws.close()  # the CLI opens the workspace itself (single writer); this is the module's last test
+    assert main(["docs", "-w", path]) == 0
+    assert ws.report.id in capsys.readouterr().out
+    assert main(["doc", ws.report.id.split(":")[1][:8], "-w", path]) == 0
+    out = capsys.readouterr().out
+    assert "Introduction" in out and "aggregated" in out
+    note = Path(path).parent / "note.md"
+    note.write_text("# Results\n\nHeparin reduced venous thrombosis after trauma.\n")
+    assert main(["ingest", str(note), "-w", path]) == 0
+    assert "complete" in capsys.readouterr().out
+    assert main(["rm", ws.report.id, "-w", path]) == 0
+    assert main(["docs", "-w", path]) == 0
+    out = capsys.readouterr().out
+    assert ws.report.id not in out and "note" not in out.lower() or "Results" in out or "Heparin" in out
+    assert main(["doc", "doc:ffff", "-w", path]) == 2
+    assert "matches no document" in capsys.readouterr().err
