@@ -23,6 +23,11 @@ class LLMUsage:
     output_tokens: int = 0
     cost_usd: float = 0.0
 
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        """Summed usage of two calls (token counts and cost add up)."""
+        return LLMUsage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                        round(self.cost_usd + other.cost_usd, 8))
+
 
 @dataclass(frozen=True)
 class LLMResponse:

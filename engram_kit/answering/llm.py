@@ -1,0 +1,135 @@
+"""Abstractive answers written by an LLM that may cite only the retrieved passages and graph edges.
+
+The composer numbers the evidence it shows the model (``[P1]``.. passages in retrieval order, ``[E1]``..
+knowledge-graph edges that touch a question entity), asks for sentences each ending with the labels they
+rest on, then checks the output: every sentence must cite at least one label that was provided. Unknown
+labels are dropped from a sentence; a sentence left with no valid label is **withheld** (not shown as a
+claim) and counted in the answer's notes, so the number of withheld claims is visible with every answer.
+
+With :class:`~engram_kit.llm.OfflineLLM` the "answer" is the best-matching evidence sentences with their
+labels, so the same path works with no key.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from engram_kit.answering.extractive import ExtractiveComposer
+from engram_kit.answering.types import Answer, Citation, Claim
+from engram_kit.llm.base import LLM
+from engram_kit.retrieval.results import RetrievalResult
+
+log = logging.getLogger(__name__)
+
+#: System prompt of the composer (part of the request hash: changing it invalidates cassettes).
+SYSTEM_PROMPT = (
+    "You answer biomedical questions using ONLY the numbered evidence given. Write 2-6 short sentences. "
+    "End every sentence with the labels of the evidence it rests on, e.g. [P1] or [P2, E1]. Never state "
+    "anything the evidence does not say; if the evidence does not answer the question, say which part "
+    "it does answer. Use only labels that appear in the evidence list."
+)
+_LABEL_GROUP = re.compile(r"\[([A-Za-z]+\d+(?:\s*[,;]\s*[A-Za-z]+\d+)*)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
+
+
+def split_cited_sentences(text: str) -> list[tuple[str, list[str]]]:
+    """Split LLM output into ``(sentence without labels, labels in order)`` pairs.
+
+    Examples
+    --------
+    >>> split_cited_sentences("BACE1 cleaves APP [P1, E2]. It is a drug target.")
+    [('BACE1 cleaves APP.', ['P1', 'E2']), ('It is a drug target.', [])]
+    """
+    out: list[tuple[str, list[str]]] = []
+    for piece in _SENTENCE_END.split(" ".join(text.split())):
+        labels = [label.strip() for group in _LABEL_GROUP.findall(piece) for label in re.split(r"[,;]", group)]
+        sentence = " ".join(_LABEL_GROUP.sub(" ", piece).split())
+        sentence = re.sub(r"\s+([.,;!?])", r"\1", sentence).strip()
+        if sentence and sentence not in {".", "-"}:
+            out.append((sentence, labels))
+    return out
+
+
+class LLMComposer:
+    """Compose a cited abstractive answer with any :class:`~engram_kit.llm.LLM` (see module docstring).
+
+    Parameters
+    ----------
+    llm : LLM
+        Provider (Anthropic, offline, or a replay cassette).
+    max_passages : int
+        Top passages shown to the model as ``[P1]..``, >= 0.
+    max_edges : int
+        Knowledge-graph edges touching a question entity shown as ``[E1]..``, >= 0, chosen as
+        :class:`~engram_kit.answering.ExtractiveComposer` chooses its edge claims.
+    max_tokens : int
+        Output token cap of the LLM call.
+
+    Raises
+    ------
+    LLMError
+        From the provider (no key, rate limit after retries, unrecorded replay request).
+    """
+
+    def __init__(self, llm: LLM, *, max_passages: int = 6, max_edges: int = 8, max_tokens: int = 700) -> None:
+        self.llm = llm
+        self.max_passages = max_passages
+        self.max_edges = max_edges
+        self.max_tokens = max_tokens
+
+    @property
+    def mode(self) -> str:
+        return self.llm.name
+
+    def evidence(self, result: RetrievalResult) -> dict[str, tuple[str, Citation]]:
+        """Label -> (text shown to the model, citation) for the passages and edges offered."""
+        shown: dict[str, tuple[str, Citation]] = {}
+        for i, hit in enumerate(result.passages[: self.max_passages], start=1):
+            shown[f"P{i}"] = (" ".join(hit.text.split()), Citation("passage", hit.passage_id, hit.citation))
+        for i, (text, citation) in enumerate(self._edges(result), start=1):
+            shown[f"E{i}"] = (text, citation)
+        return shown
+
+    def prompt(self, question: str, evidence: dict[str, tuple[str, Citation]]) -> str:
+        """The user message: one evidence item per line, then ``Question: ...``."""
+        lines = ["Evidence:"] + [f"[{label}] {text}" for label, (text, _) in evidence.items()]
+        return "\n".join(lines) + f"\n\nQuestion: {question}"
+
+    def compose(self, result: RetrievalResult) -> Answer:
+        """Ask the LLM, keep sentences citing provided evidence, withhold the rest (counted in notes)."""
+        notes = [result.fallback] if result.fallback else []
+        evidence = self.evidence(result)
+        if not evidence:
+            return Answer(result.question, [], self.mode, result, notes + ["0 claims withheld (no evidence found)."])
+        response = self.llm.complete([{"role": "user", "content": self.prompt(result.question, evidence)}],
+                                     system=SYSTEM_PROMPT, max_tokens=self.max_tokens)
+        claims, withheld, unknown = self.check(response.text, evidence)
+        notes.append(f"{withheld} claim(s) withheld by the citation check (no provided evidence cited).")
+        if unknown:
+            notes.append(f"Dropped citation labels not in the evidence: {', '.join(sorted(set(unknown)))}.")
+        return Answer(result.question, claims, self.mode, result, notes)
+
+    @staticmethod
+    def check(text: str, evidence: dict[str, tuple[str, Citation]]) -> tuple[list[Claim], int, list[str]]:
+        """``(claims kept, number withheld, unknown labels)`` for LLM output ``text``."""
+        claims: list[Claim] = []
+        withheld, unknown = 0, []
+        for sentence, labels in split_cited_sentences(text):
+            valid = [label for label in dict.fromkeys(labels) if label in evidence]
+            unknown += [label for label in labels if label not in evidence]
+            if not valid:
+                withheld += 1
+                log.info("Withheld uncited claim: %s", sentence[:120])
+                continue
+            claims.append(Claim(sentence, tuple(evidence[label][1] for label in valid)))
+        return claims, withheld, unknown
+
+    def _edges(self, result: RetrievalResult) -> list[tuple[str, Citation]]:
+        """The extractive composer's graph-edge claims (edges touching a seed, asked kind and curated
+        indications first), reused as evidence items; with ``max_passages=0`` it embeds nothing."""
+        if self.max_edges == 0:
+            return []
+        edges_only = ExtractiveComposer(None, max_passages=0, max_edges=self.max_edges)  # type: ignore[arg-type]
+        return [(f"{claim.text} ({claim.citations[0].label}).", claim.citations[0])
+                for claim in edges_only.compose(result).claims]

@@ -1,0 +1,357 @@
+"""The evidence desk: investigate one question with bounded read-only Cypher and cite result rows.
+
+Offline (no LLM) the desk finds the question's entities, picks the first matching
+:mod:`~engram_kit.evidence.templates` shape ("Which pathways does TP53 participate in?"), runs its queries
+and turns rows into claims. With an LLM it plans queries itself (the live schema and the resolved
+entities in the prompt), runs them through the same guard, and writes claims citing rows. Either way the
+claims go through the same validator (:mod:`engram_kit.evidence.claims`); with an LLM, withheld claims
+are sent back for at most ``DeskLimits.repair_turns`` (2) repair turns. The result reports the outcome
+and how many claims were withheld.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from engram_kit.errors import QueryError
+from engram_kit.evidence.artifacts import Artifact
+from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
+from engram_kit.evidence.runner import DeskLimits, QueryRunner
+from engram_kit.evidence.schema import GraphSchema, inspect_schema
+from engram_kit.evidence.search import EntityMatch, matches_frame, question_entities, search_entities
+from engram_kit.evidence.templates import LIST_LIMIT, TEMPLATES, Template, template_cypher
+from engram_kit.extraction import EntityExtractor
+from engram_kit.llm.base import LLM
+from engram_kit.llm.offline import OfflineLLM
+from engram_kit.resolution import EntityResolver
+from engram_kit.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: Mode of an offline run.
+OFFLINE_MODE = "offline-template"
+
+
+# --- structured LLM outputs -----------------------------------------------------------------------------
+class QueryParameter(BaseModel):
+    """One ``$name`` parameter of a planned query (values are strings: node ids, names)."""
+
+    name: str
+    value: str
+
+
+class PlannedQuery(BaseModel):
+    """One query the LLM wants to run, and why."""
+
+    purpose: str = Field(description="what this query finds out, one short sentence")
+    cypher: str = Field(description="one read-only Cypher statement")
+    parameters: list[QueryParameter] = Field(default_factory=list)
+
+
+class QueryPlan(BaseModel):
+    """The LLM's query plan for a question."""
+
+    queries: list[PlannedQuery]
+
+
+class DraftClaim(BaseModel):
+    """One claim the LLM wrote, with the rows it cites (``q1:r2``)."""
+
+    text: str
+    citations: list[str]
+
+
+class ClaimDraft(BaseModel):
+    """The LLM's claims answering the question."""
+
+    claims: list[DraftClaim]
+
+
+PLAN_SYSTEM = (
+    "You investigate a biomedical question against a property graph (Hetionet v1.0 plus a literature layer) "
+    "with read-only Cypher in the LadybugDB dialect (Neo4j-like; typed relationship tables; use label(n) "
+    "instead of labels(n)). Rules: one MATCH ... RETURN statement per query; never write; start from the node "
+    "ids given, as parameters ({{id: $id}}); variable-length patterns need an upper bound of at most 4 hops "
+    "(e.g. *1..2); end each query with LIMIT 50 or less; return names (n.name) and ids. Plan at most "
+    "{max_queries} queries.\n\nSchema:\n{schema}"
+)
+CLAIMS_SYSTEM = (
+    "Answer the question with short factual claims taken ONLY from the query results shown. Every claim cites "
+    "the result rows it rests on as q<n>:r<m> (e.g. q1:r3) and names the entities of those rows. Cite only rows "
+    "that are shown. Do not add outside knowledge; if the results do not answer the question, return fewer claims."
+)
+
+
+@dataclass
+class DeskResult:
+    """Everything one desk run produced.
+
+    Attributes
+    ----------
+    question : str
+    mode : str
+        :data:`OFFLINE_MODE` or the LLM's name.
+    entities : list of EntityMatch
+        Question entities (all candidates above the link threshold).
+    artifacts : list of Artifact
+        Every query sent (``q1``, ...), including refused and failed ones.
+    validation : Validation
+        Claims kept and withheld (with reasons); ``outcome`` derives from it.
+    template : str
+        Template used offline ("" with an LLM or when none matched).
+    repair_turns : int
+        LLM repair turns used (0-2).
+    notes : list of str
+    seconds : float
+        Wall-clock time of the run.
+    """
+
+    question: str
+    mode: str
+    entities: list[EntityMatch] = field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
+    validation: Validation = field(default_factory=Validation)
+    template: str = ""
+    repair_turns: int = 0
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def claims(self) -> list[DeskClaim]:
+        """Claims that passed the validator."""
+        return self.validation.kept
+
+    @property
+    def withheld_count(self) -> int:
+        return len(self.validation.withheld)
+
+    @property
+    def outcome(self) -> str:
+        """``supported``, ``partial`` or ``unsupported``."""
+        return self.validation.outcome
+
+    def claims_frame(self) -> pd.DataFrame:
+        """Every checked claim: ``claim, citations, kept, reasons``."""
+        return self.validation.to_frame()
+
+    def artifacts_frame(self) -> pd.DataFrame:
+        """One row per artifact: id, status, purpose, rows, truncation, seconds, text, error."""
+        rows = [{"id": a.id, "status": a.status, "purpose": a.purpose, "rows": len(a.rows),
+                 "truncated": a.truncation if a.truncated else "", "ms": round(a.seconds * 1000, 1),
+                 "cypher": a.text, "error": a.error} for a in self.artifacts]
+        return pd.DataFrame(rows, columns=["id", "status", "purpose", "rows", "truncated", "ms", "cypher", "error"])
+
+    def entities_frame(self) -> pd.DataFrame:
+        return matches_frame(self.entities)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "mode": self.mode, "template": self.template, "outcome": self.outcome,
+                "withheld": self.withheld_count, "repair_turns": self.repair_turns, "notes": self.notes,
+                "seconds": self.seconds, "entities": [e.to_dict() for e in self.entities],
+                "artifacts": [a.to_dict() for a in self.artifacts], "validation": self.validation.to_dict()}
+
+    def to_markdown(self, *, max_rows: int = 10) -> str:
+        """Claims with row citations, outcome and withheld count, then the artifacts."""
+        lines = [f"**Q:** {self.question}", "",
+                 f"**Outcome:** {self.outcome} ({len(self.claims)} claim(s) kept, {self.withheld_count} withheld; "
+                 f"{self.mode}{', template ' + self.template if self.template else ''})", ""]
+        lines += [f"> {note}" for note in self.notes]
+        if self.notes:
+            lines.append("")
+        lines += [f"- {c.text} [{', '.join(c.citations)}]" for c in self.claims] or ["No supported claims."]
+        for check in self.validation.withheld:
+            lines.append(f"- ~~{check.claim.text}~~ (withheld: {'; '.join(check.reasons)})")
+        lines += ["", "**Artifacts**", "```"] + [a.render(max_rows) for a in self.artifacts] + ["```"]
+        return "\n".join(lines)
+
+
+class EvidenceDesk:
+    """Investigate questions against a workspace graph with bounded, read-only, cited queries.
+
+    Parameters
+    ----------
+    store : GraphStore
+        The workspace graph store (queries run read-only whatever its mode).
+    extractor, resolver : the workspace's entity extractor and resolver.
+    nodes : DataFrame
+        Workspace node table (``id, kind, identifier, name``), for id look-ups.
+    llm : LLM, optional
+        Plans queries and writes claims; None (or an :class:`~engram_kit.llm.OfflineLLM`, which cannot plan)
+        = offline templates, no repair turns.
+    limits : DeskLimits
+        Timeouts, caps and budgets.
+    min_confidence : float
+        Lowest resolver confidence of a question entity, in [0, 1].
+
+    Examples
+    --------
+    >>> desk = ws.evidence_desk()                       # doctest: +SKIP
+    >>> print(desk.investigate("What does metformin treat?").to_markdown())  # doctest: +SKIP
+    """
+
+    def __init__(self, store: GraphStore, extractor: EntityExtractor, resolver: EntityResolver, nodes: pd.DataFrame,
+                 *, llm: LLM | None = None, limits: DeskLimits | None = None, min_confidence: float = 0.5) -> None:
+        self.store = store
+        self.extractor = extractor
+        self.resolver = resolver
+        self.nodes = nodes
+        self.llm = llm
+        self.limits = limits or DeskLimits()
+        self.min_confidence = min_confidence
+        self._schema: GraphSchema | None = None
+
+    # --- tools --------------------------------------------------------------------------------------------
+    def schema(self, *, refresh: bool = False) -> GraphSchema:
+        """Labels, relationship types, properties and live counts (cached; ``refresh`` recounts)."""
+        if self._schema is None or refresh:
+            self._schema = inspect_schema(self.store)
+        return self._schema
+
+    def search(self, text: str, *, limit: int = 5) -> list[EntityMatch]:
+        """Entities by node id or name (see :func:`~engram_kit.evidence.search.search_entities`)."""
+        return search_entities(text, self.resolver, self.nodes, limit=limit)
+
+    def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> Artifact:
+        """Run one guarded query outside a run (its own budget) and return its artifact ``q1``."""
+        return QueryRunner(self.store, self.limits).run(cypher, parameters, purpose="ad hoc")
+
+    # --- a run ----------------------------------------------------------------------------------------------
+    def investigate(self, question: str) -> DeskResult:
+        """Answer ``question`` with cited claims (LLM plan if an LLM is set, else an offline template).
+
+        Raises
+        ------
+        QueryError
+            If the question is empty.
+        LLMError
+            From the LLM provider (with an LLM only).
+        """
+        if not question or not question.strip():
+            raise QueryError("The evidence desk needs a question, e.g. 'Which genes does BACE1 interact with?'.")
+        started = time.perf_counter()
+        runner = QueryRunner(self.store, self.limits)
+        entities = question_entities(question, self.extractor, self.resolver, min_confidence=self.min_confidence)
+        if self.llm is None or isinstance(self.llm, OfflineLLM):  # extractive: cannot plan, so templates
+            result = self._offline(question, entities, runner)
+        else:
+            result = self._with_llm(question, entities, runner, self.llm)
+        result.artifacts = runner.artifacts
+        result.seconds = time.perf_counter() - started
+        log.info("desk %r: %s, %d kept, %d withheld, %d queries, %.2f s", question, result.outcome,
+                 len(result.claims), result.withheld_count, len(runner.artifacts), result.seconds)
+        return result
+
+    # --- offline templates ---------------------------------------------------------------------------------
+    def _offline(self, question: str, entities: list[EntityMatch], runner: QueryRunner) -> DeskResult:
+        chosen = pick_template(question, entities)
+        if chosen is None:
+            names = ", ".join(f"{e.name} ({e.label})" for e in entities[:5]) or "none"
+            note = (f"No offline template matches this question (entities found: {names}). Offline the desk "
+                    "answers entity + relation questions such as 'What does metformin treat?'; use an LLM for "
+                    "other shapes.")
+            return DeskResult(question, OFFLINE_MODE, entities, notes=[note])
+        template, entity = chosen
+        dialect = self.store.dialect
+        listing = runner.run(template_cypher(template.name, "list", dialect), {"id": entity.node_id},
+                             purpose=f"{template.name}: {template.target_label} related to {entity.name}")
+        count = runner.run(template_cypher(template.name, "count", dialect), {"id": entity.node_id},
+                           purpose=f"{template.name}: number of {template.target_label} related to {entity.name}")
+        claims = template_claims(template, listing, count)
+        notes = []
+        total = _count_value(count)
+        if listing.status == "ok" and not listing.rows:
+            notes.append(f"Nothing found: no {template.target_label} is linked to {entity.name} ({entity.node_id}) "
+                         f"by {template.rel_type} in this graph.")
+        if total is not None and total > len(listing.rows):
+            notes.append(f"Listing the first {len(listing.rows)} of {total} by name (LIMIT {LIST_LIMIT}).")
+        validation = validate_claims(claims, runner.artifacts)
+        return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name, notes=notes)
+
+    # --- with an LLM ----------------------------------------------------------------------------------------
+    def _with_llm(self, question: str, entities: list[EntityMatch], runner: QueryRunner, llm: LLM) -> DeskResult:
+        plan = llm.structured([{"role": "user", "content": self._plan_prompt(question, entities)}], QueryPlan,
+                              system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries,
+                                                        schema=self.schema().describe()),
+                              max_tokens=1500)
+        for planned in plan.queries[: self.limits.run_queries]:
+            runner.run(planned.cypher, {p.name: p.value for p in planned.parameters}, purpose=planned.purpose)
+        messages = [{"role": "user", "content": self._claims_prompt(question, runner.artifacts)}]
+        draft = llm.structured(messages, ClaimDraft, system=CLAIMS_SYSTEM, max_tokens=1500)
+        validation = validate_claims(_desk_claims(draft), runner.artifacts)
+        turns = 0
+        while validation.withheld and turns < self.limits.repair_turns:
+            turns += 1
+            messages = messages + [
+                {"role": "assistant", "content": draft.model_dump_json()},
+                {"role": "user", "content": _repair_prompt(validation)},
+            ]
+            draft = llm.structured(messages, ClaimDraft, system=CLAIMS_SYSTEM, max_tokens=1500)
+            validation = validate_claims(_desk_claims(draft), runner.artifacts)
+        return DeskResult(question, llm.name, entities, validation=validation, repair_turns=turns)
+
+    @staticmethod
+    def _plan_prompt(question: str, entities: list[EntityMatch]) -> str:
+        lines = [f"Question: {question}", "", "Entities found in the question (id | name | label | confidence):"]
+        lines += [f"- {e.node_id} | {e.name} | {e.label} | {e.confidence:.2f}" for e in entities] or ["- none"]
+        return "\n".join(lines)
+
+    @staticmethod
+    def _claims_prompt(question: str, artifacts: list[Artifact]) -> str:
+        body = "\n\n".join(a.render(timing=False) for a in artifacts) or "(no queries ran)"
+        return f"Query results:\n\n{body}\n\nQuestion: {question}"
+
+
+def pick_template(question: str, entities: list[EntityMatch]) -> tuple[Template, EntityMatch] | None:
+    """The first template (in :data:`TEMPLATES` order) whose cues match and whose source label has an entity;
+    the most confident entity of that label wins."""
+    for template in TEMPLATES:
+        if not template.matches(question):
+            continue
+        fitting = [e for e in entities if e.label == template.source_label]
+        if fitting:
+            return template, max(fitting, key=lambda e: e.confidence)
+    return None
+
+
+def template_claims(template: Template, listing: Artifact, count: Artifact) -> list[DeskClaim]:
+    """One claim per listed row, plus the count claim, each citing its row."""
+    claims = []
+    for row_id in listing.row_ids:
+        row = listing.row(row_id) or {}
+        text = template.phrase.format(source=row.get("source"), target=row.get("target"))
+        claims.append(DeskClaim(text, (f"{listing.id}:{row_id}",)))
+    total = _count_value(count)
+    if total is not None:
+        source = (count.row("r1") or {}).get("source")
+        if source is not None:
+            claims.append(DeskClaim(f"{source} has {total} {template.target_label} neighbour(s) via "
+                                    f"{template.rel_type} in the graph", (f"{count.id}:r1",)))
+    return claims
+
+
+def _count_value(count: Artifact) -> int | None:
+    row = count.row("r1")
+    if row is None or row.get("n") is None:
+        return None
+    return int(row["n"])
+
+
+def _desk_claims(draft: ClaimDraft) -> list[DeskClaim]:
+    return [DeskClaim(c.text, tuple(c.citations)) for c in draft.claims]
+
+
+def _repair_prompt(validation: Validation) -> str:
+    lines = ["The validator withheld these claims:"]
+    for check in validation.withheld:
+        lines.append(f"- {json.dumps(check.claim.text)} citing {', '.join(check.claim.citations) or 'nothing'}: "
+                     f"{'; '.join(check.reasons)}")
+    lines.append("Return the complete corrected list of claims: fix the citations to rows that are shown and "
+                 "support the claim, or drop the claim.")
+    return "\n".join(lines)

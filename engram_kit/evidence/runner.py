@@ -1,0 +1,209 @@
+"""Run guarded queries for one desk run: limits, budgets, read-only execution, artifacts.
+
+Every query goes through :func:`~engram_kit.evidence.guard.check_query`, then runs inside a ``READ ONLY``
+transaction with a per-query timeout (LadybugDB ``Connection.set_query_timeout``). Its rows are cut at
+the row cap and the size cap (bytes of the rows' JSON) with the cut recorded. A run has budgets: a number
+of queries and a wall-clock time; a query past either budget is refused, not run.
+
+Measured (LadybugDB 0.22): the query timeout is checked at operator boundaries, so a long scan can
+overrun it by seconds (a 50 ms timeout stopped a 30M-row UNWIND after ~5 s); the run budget still holds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from engram_kit.errors import EngramError, QueryError, QueryGuardError
+from engram_kit.evidence.artifacts import Artifact, graph_value, json_safe
+from engram_kit.evidence.guard import check_query
+from engram_kit.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+_INTERRUPTED = "Interrupted"
+_READ_ONLY_TXN = "read-only transaction"
+
+
+@dataclass(frozen=True)
+class DeskLimits:
+    """Limits of the evidence desk (issue 5 of engram-kit; engineering choices, not measured optima).
+
+    Attributes
+    ----------
+    query_timeout_s : float
+        Per-query timeout, seconds (> 0): 10.
+    max_rows : int
+        Rows kept per query (>= 1): 100; the rest are cut and the cut recorded.
+    max_bytes : int
+        Size cap of the kept rows' JSON, bytes (>= 1): 128 KiB.
+    run_seconds : float
+        Wall-clock budget of one run, seconds: 120.
+    run_queries : int
+        Queries one run may execute: 12.
+    repair_turns : int
+        LLM repair turns when the validator withholds claims (0-2): 2.
+    """
+
+    query_timeout_s: float = 10.0
+    max_rows: int = 100
+    max_bytes: int = 128 * 1024
+    run_seconds: float = 120.0
+    run_queries: int = 12
+    repair_turns: int = 2
+
+    def __post_init__(self) -> None:
+        if self.query_timeout_s <= 0 or self.max_rows < 1 or self.max_bytes < 1 or self.run_seconds <= 0 \
+                or self.run_queries < 1 or not 0 <= self.repair_turns <= 2:
+            raise QueryError(f"DeskLimits out of range: {asdict(self)}; timeouts and budgets must be positive, "
+                             "max_rows/max_bytes/run_queries >= 1 and repair_turns in 0..2.")
+
+
+def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float) -> pd.DataFrame:
+    """Run one query in a ``READ ONLY`` transaction with a timeout; return its rows.
+
+    LadybugDB: uses the store's connection (``set_query_timeout`` in ms, reset afterwards). Other stores:
+    :meth:`GraphStore.query` (their own read-only handling; no timeout).
+
+    Raises
+    ------
+    QueryGuardError
+        If the database refused a write inside the read-only transaction (second line of defence).
+    QueryError
+        On timeout or any other database error.
+    """
+    connection_of = getattr(store, "_connection", None)
+    if connection_of is None or getattr(store, "dialect", "") != "ladybug":
+        return store.query(cypher, parameters)
+    # The store's public query() has no timeout argument; the desk needs one, so it drives the connection.
+    conn = connection_of()
+    conn.set_query_timeout(int(timeout_s * 1000))
+    began = False
+    try:
+        conn.execute("BEGIN TRANSACTION READ ONLY")
+        began = True
+        result = conn.execute(cypher, parameters)
+        if isinstance(result, list):
+            raise QueryGuardError("Query refused (multiple statements): the database saw several statements.")
+        frame = result.get_as_df()
+        conn.execute("COMMIT")
+        began = False
+        return frame
+    except RuntimeError as exc:
+        message = str(exc)
+        if _INTERRUPTED in message:
+            raise QueryError(f"Query timed out after {timeout_s:g} s (LadybugDB interrupted it); narrow the "
+                             "pattern, add a LIMIT, or start from a specific node id.") from exc
+        if _READ_ONLY_TXN in message:
+            raise QueryGuardError(f"Query refused by the database's read-only transaction: {message}") from exc
+        raise QueryError(f"LadybugDB failed on the desk query: {message}") from exc
+    finally:
+        if began:
+            try:
+                conn.execute("ROLLBACK")
+            except RuntimeError:
+                pass  # a failed statement already rolled the transaction back
+        conn.set_query_timeout(0)
+
+
+@dataclass
+class QueryRunner:
+    """Runs the queries of one desk run and keeps their artifacts (``q1``, ``q2``, ...).
+
+    Parameters
+    ----------
+    store : GraphStore
+    limits : DeskLimits
+
+    Attributes
+    ----------
+    artifacts : list of Artifact
+        Every query sent, including refused and failed ones (they cannot be cited).
+    started : float
+        ``time.perf_counter()`` at creation: the run's time budget counts from here.
+    """
+
+    store: GraphStore
+    limits: DeskLimits = field(default_factory=DeskLimits)
+    artifacts: list[Artifact] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def executed(self) -> int:
+        """Queries that reached the database (refused ones do not count against the budget)."""
+        return sum(1 for a in self.artifacts if a.status != "refused")
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def get(self, artifact_id: str) -> Artifact | None:
+        return next((a for a in self.artifacts if a.id == artifact_id), None)
+
+    def run(self, cypher: str, parameters: dict[str, Any] | None = None, *, purpose: str = "") -> Artifact:
+        """Guard, run and record one query; never raises for a refused or failed query (see ``status``)."""
+        params = {str(k): json_safe(v) for k, v in (parameters or {}).items()}
+        executed_before = self.executed
+        artifact = Artifact(id=f"q{len(self.artifacts) + 1}", text=cypher, parameters=params, purpose=purpose)
+        self.artifacts.append(artifact)
+        try:
+            guarded = check_query(cypher)
+            artifact.text = guarded.text
+            self._check_budget(executed_before)
+        except QueryGuardError as exc:
+            artifact.status, artifact.error = "refused", str(exc)
+            log.info("%s refused: %s", artifact.id, exc)
+            return artifact
+        remaining = self.limits.run_seconds - self.elapsed
+        t0 = time.perf_counter()
+        try:
+            frame = execute_read_only(self.store, guarded.text, params, min(self.limits.query_timeout_s, remaining))
+        except QueryGuardError as exc:
+            artifact.status, artifact.error = "refused", str(exc)
+            return artifact
+        except EngramError as exc:
+            artifact.status, artifact.error = "failed", str(exc)
+            artifact.seconds = time.perf_counter() - t0
+            return artifact
+        artifact.seconds = time.perf_counter() - t0
+        self._fill(artifact, frame)
+        return artifact
+
+    def _check_budget(self, executed: int) -> None:
+        if executed >= self.limits.run_queries:
+            raise QueryGuardError(f"Query refused (run budget): this run already ran {executed} queries, the "
+                                  f"limit is {self.limits.run_queries}; answer from the artifacts you have.")
+        if self.elapsed >= self.limits.run_seconds:
+            raise QueryGuardError(f"Query refused (run budget): {self.elapsed:.0f} s of the run's "
+                                  f"{self.limits.run_seconds:g} s are spent; answer from the artifacts you have.")
+
+    def _fill(self, artifact: Artifact, frame: pd.DataFrame) -> None:
+        """Keep rows up to the row and size caps, record the cut, collect nodes and relationships."""
+        artifact.columns = [str(c) for c in frame.columns]
+        artifact.rows_seen = len(frame)
+        size = 0
+        kept: list[list[Any]] = []
+        for raw in frame.itertuples(index=False, name=None):
+            if len(kept) >= self.limits.max_rows:
+                artifact.truncated, artifact.truncation = True, f"row cap {self.limits.max_rows}"
+                break
+            row = [json_safe(v) for v in raw]
+            size += len(json.dumps(row, ensure_ascii=False, default=str).encode("utf-8"))
+            if size > self.limits.max_bytes:
+                artifact.truncated, artifact.truncation = True, f"size cap {self.limits.max_bytes} bytes"
+                break
+            kept.append(row)
+        artifact.rows = kept
+        seen_nodes: dict[str, dict[str, Any]] = {}
+        seen_rels: dict[str, dict[str, Any]] = {}
+        for raw in frame.head(len(kept)).itertuples(index=False, name=None):
+            for value in raw:
+                if isinstance(value, dict) and "_LABEL" in value:
+                    target = seen_rels if "_SRC" in value else seen_nodes
+                    target.setdefault(json.dumps(value.get("_ID"), default=str), graph_value(value))
+        artifact.nodes, artifact.relationships = list(seen_nodes.values()), list(seen_rels.values())
