@@ -487,6 +487,30 @@ class Workspace:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- literature maps (issue 4) -------------------------------------------------------------------
+    def literature_map(self, article_ids: list[str] | None = None, *, progress: bool | None = None):  # noqa: ANN201
+        """Sentence co-occurrence map of the workspace's complete articles (or ``article_ids``).
+
+        Per-document graphs are cached in ``<workspace>/cache/litmap/`` keyed by content hash, so
+        re-selecting documents never reprocesses them. Returns a
+        :class:`~engram_kit.analysis.LiteratureMap`; analyse it with
+        :func:`~engram_kit.analysis.analyze_structure` and link it with :meth:`curated_edges`.
+        """
+        from engram_kit.analysis import LiteratureMapBuilder
+        from engram_kit.analysis.store_maps import literature_map_from_store
+
+        builder = LiteratureMapBuilder(self.extractor, self.resolver,
+                                       min_link_confidence=self.settings.min_link_confidence)
+        return literature_map_from_store(self.store, builder, article_ids=article_ids,
+                                         cache_dir=self.path / "cache" / "litmap",
+                                         progress=self.settings.progress if progress is None else progress)
+
+    def curated_edges(self, node_ids: list[str]):  # noqa: ANN201
+        """Lookup ``(a, b) -> metaedges`` of the curated Hetionet edges among ``node_ids`` (one query)."""
+        from engram_kit.analysis.store_maps import curated_edge_index
+
+        return curated_edge_index(self.store, node_ids)
+
     # --- internals -------------------------------------------------------------------------------
     def _require_writable(self, what: str) -> None:
         if self.read_only:

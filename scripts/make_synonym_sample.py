@@ -8,7 +8,9 @@ Keeps the layout read by :meth:`engram_kit.extraction.Lexicon.build` (same relat
 gzipped): gene symbols/synonyms of Hetionet genes, Disease Ontology names of the DOIDs that attach to a
 Hetionet node (the 137 Hetionet diseases + the DO terms bridged by name, see ``engram_kit.extraction.lexicon``),
 DrugBank aliases of Hetionet compounds, the 438 symptom descriptors, and the MeSH names of symptoms and of
-the MeSH cross-references of Hetionet diseases. Deterministic: rows keep their upstream order.
+the MeSH cross-references of Hetionet diseases, the curated INN/USAN table (kept as is), and the typed
+vocabulary ``vocabulary/typed-terms.tsv.gz`` (see :func:`typed_vocabulary`). Deterministic: rows keep
+their upstream order; the MeSH typing model is a seeded, deterministic logistic regression.
 """
 
 from __future__ import annotations
@@ -100,7 +102,97 @@ def make_sample(source: Path, nodes: pd.DataFrame, out: Path) -> list[Path]:
             pd.read_csv(_required(source, key), sep="\t", dtype=str, keep_default_na=False)
         frame = frame[frame["mesh_id"].isin(targets.keys())]
         written.append(_write_tsv(frame, out / SYNONYM_FILES[key], compress=False))
+    written.append(_write_tsv(typed_vocabulary(source, nodes), out / SYNONYM_FILES["typed_terms"], compress=True))
     return written
+
+
+#: Least probability of the Chemical class for a MeSH descriptor to enter the typed vocabulary.
+MESH_CHEMICAL_MIN_PROBABILITY = 0.7
+#: Hetionet kinds used as the "Other" class when typing MeSH descriptor names.
+OTHER_KINDS = ("Anatomy", "Biological Process", "Cellular Component", "Molecular Function", "Pathway",
+               "Pharmacologic Class")
+
+
+def mesh_chemical_names(source: Path, nodes: pd.DataFrame) -> pd.DataFrame:
+    """MeSH descriptors typed Chemical by a character n-gram classifier (mesh-terms.tsv has no tree numbers).
+
+    Training names, none from any NER corpus: Chemical = DrugBank drug names (``compound/drugbank.tsv``);
+    Disease = Disease Ontology names and exact synonyms + Hetionet Disease, Side Effect and Symptom names;
+    Other = Hetionet Anatomy, GO, Pathway and Pharmacologic Class names. Model: TF-IDF of character 2-5
+    grams within word boundaries (``char_wb``, min_df 2, sublinear tf) + logistic regression (C=4,
+    lbfgs). A descriptor (un-inverted: "Acid, Glutamic" -> "Glutamic Acid") is kept when its Chemical
+    probability is >= :data:`MESH_CHEMICAL_MIN_PROBABILITY`. MeSH disease descriptors are not used: the
+    model's Disease class also takes organisms, places and professions ("Rats", "Psychiatry"), and the
+    Disease Ontology already covers diseases.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``mesh_id``, ``mesh_name``, ``probability``; upstream order.
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from engram_kit.extraction.lexicon import uninvert_mesh_name
+
+    texts: list[str] = []
+    labels: list[str] = []
+    drugs = pd.read_csv(source / "compound" / "drugbank.tsv", sep="\t", dtype=str, keep_default_na=False)
+    texts += drugs["name"].tolist()
+    labels += ["Chemical"] * len(drugs)
+    terms = read_disease_terms(source)
+    names = terms[terms["type"].isin(["name", "exact-synonym"])]["name"].tolist() if terms is not None else []
+    texts += names
+    labels += ["Disease"] * len(names)
+    for name, kind in zip(nodes["name"], nodes["kind"]):
+        if kind in ("Disease", "Side Effect", "Symptom"):
+            texts.append(name)
+            labels.append("Disease")
+        elif kind in OTHER_KINDS:
+            texts.append(name)
+            labels.append("Other")
+    vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
+    model = LogisticRegression(max_iter=300, C=4.0)
+    model.fit(vectorizer.fit_transform([t.lower() for t in texts]), labels)
+    mesh = _read_tsv(_required(source, "mesh_terms"), ["mesh_id", "mesh_name"])
+    forms = [(uninvert_mesh_name(n) or n).lower() for n in mesh["mesh_name"]]
+    chemical = list(model.classes_).index("Chemical")
+    mesh = mesh.assign(probability=model.predict_proba(vectorizer.transform(forms))[:, chemical])
+    return mesh[mesh["probability"] >= MESH_CHEMICAL_MIN_PROBABILITY]
+
+
+def typed_vocabulary(source: Path, nodes: pd.DataFrame) -> pd.DataFrame:
+    """Typed terms without a Hetionet node, for ``vocabulary/typed-terms.tsv.gz``.
+
+    * ``disease-ontology``: names and exact synonyms of every Disease Ontology term -> Disease;
+    * ``drugbank``: names and aliases of DrugBank small molecules that are not Hetionet compounds -> Chemical;
+    * ``mesh-classified``: MeSH descriptors typed Chemical by :func:`mesh_chemical_names` (name and
+      un-inverted name) -> Chemical.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``term``, ``label``, ``source``, ``source_id``; duplicates (same term, label) dropped.
+    """
+    from engram_kit.extraction.lexicon import uninvert_mesh_name
+
+    rows: list[tuple[str, str, str, str]] = []
+    terms = read_disease_terms(source)
+    if terms is not None:
+        kept = terms[terms["type"].isin(["name", "exact-synonym"])]
+        rows += [(name, "Disease", "disease-ontology", doid) for doid, name in zip(kept["doid"], kept["name"])]
+    compounds = set(nodes.loc[nodes["kind"] == "Compound", "identifier"])
+    drugs = pd.read_csv(source / "compound" / "drugbank.tsv", sep="\t", dtype=str, keep_default_na=False)
+    small = drugs[(drugs["type"] == "small molecule") & ~drugs["drugbank_id"].isin(compounds)]
+    aliases = _read_json(_required(source, "compound_aliases"))
+    for drug_id, name in zip(small["drugbank_id"], small["name"]):
+        for alias in dict.fromkeys([name, *aliases.get(drug_id, [])]):
+            rows.append((alias, "Chemical", "drugbank", drug_id))
+    for mesh_id, name in zip(*[mesh_chemical_names(source, nodes)[c] for c in ("mesh_id", "mesh_name")]):
+        for form in dict.fromkeys([name, uninvert_mesh_name(name) or name]):
+            rows.append((form, "Chemical", "mesh-classified", mesh_id))
+    frame = pd.DataFrame(rows, columns=["term", "label", "source", "source_id"])
+    return frame.drop_duplicates(["term", "label"]).reset_index(drop=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,6 +22,7 @@ import logging
 from typing import TYPE_CHECKING
 import time
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,7 @@ from engram_kit.errors import QueryError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
-from engram_kit.retrieval.ppr import personalized_pagerank, top_share
+from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
 from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
@@ -49,6 +50,25 @@ MAX_QUESTION_CHARS = 2_000
 PER_KIND = 3
 #: A seed's neighbours of one kind are all kept in the subgraph when there are at most this many.
 SMALL_NEIGHBOURHOOD = 10
+
+
+class PPREngine(Protocol):
+    """Where Personalized PageRank runs: the local CSR solver (default) or a server (Neo4j GDS).
+
+    ``run`` returns scores for every node of ``index.graph`` (ndarray of shape (n_nodes,), float32, sum 1),
+    for seeds ``{graph index: weight >= 0}``, with ``damping``/``ppr_tol``/``ppr_max_iter`` from ``settings``.
+    See :class:`engram_kit.retrieval.gds.GDSPPREngine` for the server implementation.
+    """
+
+    def run(self, index: GraphIndex, seeds: Mapping[int, float], settings: Settings) -> PPRResult: ...
+
+
+class CSRPPREngine:
+    """The embedded engine: :func:`~engram_kit.retrieval.ppr.personalized_pagerank` on the in-memory CSR graph."""
+
+    def run(self, index: GraphIndex, seeds: Mapping[int, float], settings: Settings) -> PPRResult:
+        return personalized_pagerank(index.graph, seeds, damping=settings.damping, tol=settings.ppr_tol,
+                                     max_iter=settings.ppr_max_iter)
 
 
 def _minmax(values: np.ndarray) -> np.ndarray:
@@ -72,6 +92,7 @@ class Retriever:
     extractor, resolver : entity extraction and resolution for the question.
     embedder : the passage embedder (the question is embedded with the same model).
     settings : PPR and ranking parameters (see :class:`~engram_kit.settings.Settings`).
+    ppr_engine : where PPR runs (:class:`PPREngine`); default :class:`CSRPPREngine`, the embedded solver.
     """
 
     def __init__(
@@ -84,6 +105,7 @@ class Retriever:
         resolver: EntityResolver,
         embedder: Embedder,
         settings: Settings,
+        ppr_engine: PPREngine | None = None,
     ) -> None:
         self.store = store
         self.vectors = vectors
@@ -92,6 +114,7 @@ class Retriever:
         self.resolver = resolver
         self.embedder = embedder
         self.settings = settings
+        self.ppr_engine: PPREngine = ppr_engine or CSRPPREngine()
 
     # ------------------------------------------------------------------------------------------
     def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
@@ -177,8 +200,7 @@ class Retriever:
         fallback = ""
         t0 = time.perf_counter()
         if seeds:
-            ppr = personalized_pagerank(index.graph, seeds, damping=self.settings.damping,
-                                        tol=self.settings.ppr_tol, max_iter=self.settings.ppr_max_iter)
+            ppr = self.ppr_engine.run(index, seeds, self.settings)
             scores, iterations = ppr.scores, ppr.iterations
             hub_mass = float(top_share(scores, self.settings.hub_fraction))
         else:

@@ -23,6 +23,8 @@ See :mod:`engram_kit.store.base`. ``index`` is a reserved word in LadybugDB's Cy
 
 from __future__ import annotations
 
+import re
+
 from engram_kit.errors import DataError, QueryError
 from engram_kit.kg.schema import METAEDGES, NODE_KINDS
 
@@ -612,7 +614,7 @@ def neo4j_index_statements() -> list[str]:
 #: Every query parameter a Neo4j statement may use, with an example value (its type is what the linter
 #: checks). A statement using a parameter missing here fails ``tests/test_cypher_lint.py``.
 NEO4J_PARAMETERS: dict[str, object] = {
-    "rows": [], "ids": [], "article_ids": [], "id": "", "status": "", "error": "", "source": "",
+    "rows": [], "ids": [], "article_ids": [], "article_id": "", "id": "", "status": "", "error": "", "source": "",
     "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
     "max_iterations": 100, "node_projection": [], "relationship_projection": {},
 }
@@ -647,18 +649,31 @@ GDS_ROUTINES: tuple[dict[str, object], ...] = (
      "args": [("nodeId", "ANY")], "returns": "ANY"},
 )
 
-_PLACEHOLDERS = ("{label}", "{rel_type}", "{source_label}", "{target_label}")
-
-
 def _expansions(text: str) -> list[dict[str, str]]:
-    """Every schema identifier assignment of a statement's placeholders (one empty dict if it has none)."""
-    if "{source_label}" in text:
-        return [{"rel_type": m.rel_type, "source_label": m.source_label, "target_label": m.target_label}
-                for m in METAEDGES]
-    if "{rel_type}" in text:
+    """Every schema identifier assignment of a statement's placeholders (one empty dict if it has none).
+
+    ``{rel_type}`` with one or two label placeholders (``{label}``/``{other_label}``,
+    ``{source_label}``/``{target_label}``) is expanded per Hetionet metaedge, labels in order of appearance
+    taking its source and target labels; ``{rel_type}`` alone over every relationship type; one label
+    placeholder alone over every label.
+
+    Raises
+    ------
+    QueryError
+        For a placeholder this expansion does not know (extend it with the new placeholder's values).
+    """
+    names = list(dict.fromkeys(re.findall(r"\{(\w+)\}", text)))
+    labels = [n for n in names if n.endswith("label")]
+    unknown = [n for n in names if n != "rel_type" and n not in labels]
+    if unknown or len(labels) > 2:
+        raise QueryError(f"Statement placeholders {names} are not known to engram_kit.store.cypher._expansions; "
+                         f"teach it their values so the statement can be linted.")
+    if "rel_type" in names and labels:
+        return [{"rel_type": m.rel_type, **dict(zip(labels, (m.source_label, m.target_label)))} for m in METAEDGES]
+    if "rel_type" in names:
         return [{"rel_type": rel} for rel in DOMAIN_REL_TYPES + LITERATURE_REL_TYPES]
-    if "{label}" in text:
-        return [{"label": label} for label in DOMAIN_LABELS + LITERATURE_LABELS]
+    if labels:
+        return [{labels[0]: label} for label in DOMAIN_LABELS + LITERATURE_LABELS]
     return [{}]
 
 

@@ -1,0 +1,64 @@
+"""Every Cypher text the Neo4j backend can send passes Neo4j's own parser and semantic checks.
+
+``python -m engram_kit.store.cypher --dump neo4j`` emits the registry (expanded over every label and
+relationship type a statement may take), the Neo4j DDL and the GDS calls, with a schema declaring our labels,
+relationship types, property keys, parameters, built-in functions and GDS routines;
+``scripts/lint_cypher.mjs`` runs ``lintCypherQuery`` from ``@neo4j-cypher/language-support`` on each.
+Needs Node.js and ``npm ci`` at the repository root (``package-lock.json``); skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engram_kit.store.cypher import lint_payload
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "scripts" / "lint_cypher.mjs"
+PACKAGE = REPO / "node_modules" / "@neo4j-cypher" / "language-support"
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed: the Cypher lint needs `node`"),
+    pytest.mark.skipif(not PACKAGE.exists(), reason="@neo4j-cypher/language-support is not installed: run "
+                                                    "`npm ci --no-audit --no-fund` at the repository root"),
+]
+
+
+def _lint(payload: dict) -> dict:
+    proc = subprocess.run(["node", str(SCRIPT)], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=REPO, timeout=900)  # ~16 s of CPU for ~300 statements
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_every_neo4j_statement_lints_clean():
+    dump = subprocess.run([sys.executable, "-m", "engram_kit.store.cypher", "--dump", "neo4j"], capture_output=True,
+                          text=True, cwd=REPO, timeout=120, check=True)
+    payload = json.loads(dump.stdout)
+    names = {s["name"].split("[")[0] for s in payload["statements"]}
+    assert {"gds_pagerank_stream", "gds_project_retrieval_graph", "gds_graph_drop", "write_literature"} - names \
+        == {"write_literature"}  # GDS calls are in; names are statement names, not store methods
+    assert len(payload["statements"]) > 250  # expanded over labels and relationship types
+    report = _lint(payload)
+    problems = [f"{p['severity']}: {p['name']}: {p['message']}" for p in report["problems"]]
+    assert report["errors"] == 0 and report["warnings"] == 0, "\n".join(problems[:20])
+
+
+def test_the_linter_catches_broken_statements():
+    payload = lint_payload("neo4j")
+    payload["statements"] = [
+        {"name": "syntax", "text": "MATCH (n:Gene {id: $id} RETURN n"},
+        {"name": "label", "text": "MATCH (n:Genes) WHERE n.id IN $ids RETURN n.id AS id"},
+        {"name": "parameter", "text": "MATCH (n:Gene) WHERE n.id IN $idz RETURN n.id AS id"},
+        {"name": "procedure", "text": "CALL gds.pageRank.strem($graph_name, {}) YIELD nodeId RETURN nodeId"},
+        {"name": "yield", "text": "CALL gds.pageRank.stream($graph_name, {}) YIELD nodeId, scor RETURN nodeId"},
+    ]
+    report = _lint(payload)
+    flagged = {p["name"] for p in report["problems"]}
+    assert flagged == {"syntax", "label", "parameter", "procedure", "yield"}

@@ -1,0 +1,132 @@
+"""Live Neo4j + GDS suite: the full scenario and the parity check against the embedded store.
+
+Runs only when ``NEO4J_URI`` is set (with ``NEO4J_USER``/``NEO4J_PASSWORD``, optional ``NEO4J_DATABASE``),
+against an **empty, disposable** database with the GDS plugin (>= 2.4; weighted source nodes need a 2025
+GDS 2.x release). How to start one: docs/scaling-out.md. The database is wiped at the start and the end.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("NEO4J_URI"),
+    reason="live Neo4j suite: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to an empty Neo4j 5 + GDS database; "
+           "see docs/scaling-out.md",
+)
+
+#: Parity thresholds: rank correlation of the top-20 passages and of the top PPR nodes, embedded vs Neo4j.
+MIN_SPEARMAN = 0.9
+MIN_KENDALL = 0.8
+
+
+def _wipe(config) -> None:
+    from engram_kit.store.neo4j import Neo4jStore
+
+    store = Neo4jStore(config, create_schema=False)
+    try:
+        store.query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def neo4j_config():
+    pytest.importorskip("neo4j")
+    pytest.importorskip("graphdatascience")
+    from engram_kit.store.neo4j import Neo4jConfig
+
+    config = Neo4jConfig.from_env(projection_name="engram_live_test")
+    _wipe(config)
+    yield config
+    _wipe(config)
+
+
+@pytest.fixture(scope="module")
+def migrated(workspace, neo4j_config, tmp_path_factory):
+    """The session workspace (bundled sample + 430 abstracts) copied into Neo4j with ``migrate_to_neo4j``."""
+    ws = workspace.migrate_to_neo4j(tmp_path_factory.mktemp("neo4j") / "ws", neo4j_config)
+    ws.settings.progress = False
+    yield ws
+    ws.close()
+
+
+def _rank_correlations(a: list[str], b: list[str]) -> tuple[float, float]:
+    from scipy.stats import kendalltau, spearmanr
+
+    union = list(dict.fromkeys([*a, *b]))
+    ra = [a.index(x) if x in a else len(a) for x in union]
+    rb = [b.index(x) if x in b else len(b) for x in union]
+    return float(spearmanr(ra, rb).statistic), float(kendalltau(ra, rb).statistic)
+
+
+def test_counts_survive_the_migration(workspace, migrated):
+    assert migrated.manifest["backend"] == "neo4j" and "password" not in str(migrated.manifest)
+    assert migrated.store.counts() == workspace.store.counts()
+
+
+def test_parity_of_passages_and_ppr(workspace, migrated, record_property):
+    from engram_kit.cli import DEMO_QUESTION
+
+    embedded = workspace.retrieve(DEMO_QUESTION, top_k=20)
+    on_neo4j = migrated.retrieve(DEMO_QUESTION, top_k=20)
+    passages_a = [p.passage_id for p in embedded.passages]
+    passages_b = [p.passage_id for p in on_neo4j.passages]
+    nodes_a = embedded.subgraph_nodes["id"].tolist()[:40]
+    nodes_b = on_neo4j.subgraph_nodes["id"].tolist()[:40]
+    rho_p, tau_p = _rank_correlations(passages_a, passages_b)
+    rho_n, tau_n = _rank_correlations(nodes_a, nodes_b)
+    for key, value in {"passages_spearman": rho_p, "passages_kendall": tau_p, "ppr_spearman": rho_n,
+                       "ppr_kendall": tau_n}.items():
+        record_property(key, round(value, 4))
+    print(f"\nparity top-20 passages: Spearman {rho_p:.3f}, Kendall {tau_p:.3f}; "
+          f"top-40 PPR nodes: Spearman {rho_n:.3f}, Kendall {tau_n:.3f}")
+    assert rho_p >= MIN_SPEARMAN and tau_p >= MIN_KENDALL
+    assert rho_n >= MIN_SPEARMAN and tau_n >= MIN_KENDALL
+    assert on_neo4j.hub_mass == pytest.approx(embedded.hub_mass, abs=0.02)
+
+
+def test_gds_scores_are_our_fixed_point(workspace, migrated):
+    index = migrated.graph_index()
+    graph = index.graph
+    seeds = {graph.index["Disease::DOID:10652"]: 1.0}
+    from engram_kit.retrieval.ppr import personalized_pagerank
+
+    result = migrated.store.ppr_engine().run(index, seeds, migrated.settings)
+    expected = personalized_pagerank(graph, seeds, damping=migrated.settings.damping, tol=1e-9).scores
+    assert result.residual < 1e-4
+    assert np.abs(result.scores - expected).sum() < 1e-3
+
+
+def test_full_scenario(migrated, sample_records, tmp_path):
+    from engram_kit.cli import DEMO_QUESTION
+    from engram_kit.errors import QueryGuardError
+
+    store = migrated.store
+    # ingest (a re-ingest of a few records plus a PDF if the PDF pipeline exists), then ask
+    report = migrated.ingest(sample_records[:5])
+    assert report.failed == 0 if hasattr(report, "failed") else True
+    if hasattr(migrated, "ingest_pdf"):
+        from pathlib import Path
+
+        pdfs = sorted(Path(__file__).parent.joinpath("fixtures").rglob("*.pdf"))
+        if pdfs:
+            migrated.ingest_pdf(pdfs[0])
+    answer = migrated.ask(DEMO_QUESTION)
+    assert answer.retrieval.passages and answer.retrieval.entities
+    # an evidence query through the server-side guard, and a refused write
+    result = store.read_query("MATCH (c:Compound)-[:TREATS_CtD]->(d:Disease {name: $name}) RETURN c.name AS name",
+                              {"name": "Alzheimer's disease"}, max_rows=5)
+    assert 0 < len(result.frame) <= 5
+    with pytest.raises(QueryGuardError):
+        store.read_query("MATCH (d:Disease) SET d.flag = true RETURN d")
+    # delete a document: its passages go, orphans go, the projection is refreshed on the next question
+    article = store.articles()["id"].iloc[0]
+    before = store.counts()
+    removed = store.delete_article(article)
+    after = store.counts()
+    assert removed >= 1 and after["Passage"] == before["Passage"] - removed and after["Article"] == before["Article"] - 1
+    assert migrated.ask(DEMO_QUESTION).retrieval.passages
