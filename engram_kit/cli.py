@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scale_out_parsers(sub)
     _add_dashboard_parser(sub)
     _add_investigate_parser(sub)
+    _add_map_parsers(sub)
     return parser
 
 
@@ -490,6 +491,82 @@ def cmd_investigate(args: argparse.Namespace) -> int:
 
 
 COMMANDS["investigate"] = cmd_investigate
+
+# --- literature maps (issue 4) ---------------------------------------------------------------------
+def _add_map_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("map", help="co-occurrence map of the workspace's documents: communities, bridges, CSVs")
+    _workspace_arg(p)
+    p.add_argument("--docs", nargs="*", default=None, help="article ids (default: all complete articles)")
+    p.add_argument("--min-occurrence", type=int, default=4, help="minimum sentences per entity and edge (Empirica: 4)")
+    p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (> 1: more, smaller communities)")
+    p.add_argument("--pmi", action="store_true", help="PMI-normalised edge weights")
+    p.add_argument("--out", type=Path, default=None, help="folder for nodes/edges/communities/bridges CSVs")
+    p = sub.add_parser("discover", help="open discovery (Swanson ABC): entities linked to A only through B")
+    _workspace_arg(p)
+    p.add_argument("entity", help="entity name or id, e.g. 'Alzheimer's disease' or Disease::DOID:10652")
+    p.add_argument("--kinds", nargs="*", default=None, help="keep only C of these kinds, e.g. Compound Disease")
+    p.add_argument("--top", type=int, default=10)
+
+
+def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN001, ANN202
+    from engram_kit.analysis import MapConfig
+
+    lit = ws.literature_map(args.docs if getattr(args, "docs", None) else None)
+    config = MapConfig(min_occurrence=min_occurrence, weighting="pmi" if getattr(args, "pmi", False) else "count")
+    return lit, lit.graph(config)
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    from engram_kit.analysis import analyze_structure, link_to_knowledge_graph
+
+    with _open(args, read_only=True) as ws:
+        _, graph = _map_graph(ws, args, args.min_occurrence)
+        if graph.number_of_nodes() == 0:
+            print(f"The map is empty at --min-occurrence {args.min_occurrence}; try a lower value.")
+            return 0
+        structure = analyze_structure(graph, resolution=args.resolution)
+        links = link_to_knowledge_graph(graph, ws.curated_edges(list(graph.nodes)))
+        print(", ".join(f"{k}={v}" for k, v in structure.summary().items()))
+        print("\nTop betweenness (bridging entities):")
+        print(structure.nodes.head(10).to_string(index=False))
+        print("\nCommunities:")
+        print(structure.communities.head(10).to_string(index=False))
+        new = links[links["kg_status"] == "new in literature"]
+        print(f"\n{len(links)} edges: {int((links['kg_status'] == 'curated').sum())} curated in Hetionet, "
+              f"{len(new)} new in the literature")
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            structure.nodes.to_csv(args.out / "nodes.csv", index=False)
+            structure.communities.to_csv(args.out / "communities.csv", index=False)
+            structure.bridges.to_csv(args.out / "bridges.csv", index=False)
+            links.drop(columns=["evidence"], errors="ignore").to_csv(args.out / "edges.csv", index=False)
+            print(f"CSVs written to {args.out}")
+    return 0
+
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    from engram_kit.analysis import open_discovery
+    from engram_kit.errors import QueryError
+
+    with _open(args, read_only=True) as ws:
+        candidates = ws.resolver.resolve(args.entity)
+        if "::" in args.entity:
+            start = args.entity
+        elif candidates:
+            start = candidates[0].node_id
+        else:
+            raise QueryError(f"{args.entity!r} does not resolve to a graph entity; try its exact name or id.")
+        lit, graph = _map_graph(ws, args, 1)
+        if start not in graph:
+            raise QueryError(f"{start} is not mentioned in the workspace's documents; ingest literature about it.")
+        result = open_discovery(graph, start, cooccurring=lit.cooccurring(start), c_kinds=args.kinds, top=args.top)
+        print(f"A = {start}")
+        print(result.candidates.to_string(index=False) if not result.candidates.empty else "(no candidates)")
+    return 0
+
+
+COMMANDS.update({"map": cmd_map, "discover": cmd_discover})
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``engram`` command. Returns the process exit status."""

@@ -33,7 +33,7 @@ from engram_kit import __version__
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
 from engram_kit.datasets import DataPaths, resolve_data_paths
 from engram_kit.embeddings import Embedder, default_embedder
-from engram_kit.errors import ReadOnlyError, WorkspaceError
+from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
@@ -214,9 +214,26 @@ class Workspace:
 
     @property
     def lexicon(self) -> Lexicon:
+        """The gazetteer lexicon, from the workspace cache; rebuilt from the recorded synonym tables when the
+        cache was written by another engram-kit version (saved again unless the workspace is read-only)."""
         if self._lexicon is None:
-            self._lexicon = Lexicon.load(self.path / "cache" / "lexicon.pkl")
+            cache = self.path / "cache" / "lexicon.pkl"
+            try:
+                self._lexicon = Lexicon.load(cache)
+            except DataError as exc:
+                self._lexicon = self._rebuild_lexicon(cache, exc)
         return self._lexicon
+
+    def _rebuild_lexicon(self, cache: Path, reason: Exception) -> Lexicon:
+        synonyms = self.manifest["knowledge_graph"].get("synonyms_dir") or None
+        if synonyms and not Path(synonyms).is_dir():
+            raise WorkspaceError(f"The lexicon cache of {self.path} is unusable ({reason}) and the synonym tables it "
+                                 f"was built from ({synonyms}) are gone; recreate the workspace with `engram init --force`.")
+        log.info("rebuilding the lexicon of %s: %s", self.path, reason)
+        lexicon = Lexicon.build(self.nodes, synonyms)
+        if not self.read_only:
+            lexicon.save(cache)
+        return lexicon
 
     @property
     def extractor(self) -> EntityExtractor:

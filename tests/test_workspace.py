@@ -122,3 +122,26 @@ def test_answer_claims_all_cite_evidence(workspace):
     # The question asks for compounds: graph claims name compounds linked to Alzheimer's disease.
     edge_claims = [c for c in answer.claims if c.citations[0].kind == "edge"]
     assert any(c.citations[0].ref.startswith("Compound::") for c in edge_claims)
+
+
+def test_stale_lexicon_cache_is_rebuilt(tmp_path, sample_paths):
+    """A lexicon cache of another format version (an older engram-kit) is rebuilt, not fatal."""
+    import pickle
+
+    from engram_kit.extraction.lexicon import FORMAT_VERSION
+
+    ws = Workspace.create(tmp_path / "ws", data=sample_paths)
+    ws.close()
+    cache = tmp_path / "ws" / "cache" / "lexicon.pkl"
+    with cache.open("rb") as fh:
+        payload = pickle.load(fh)
+    payload["version"] = FORMAT_VERSION - 1
+    with cache.open("wb") as fh:
+        pickle.dump(payload, fh)
+    reopened = Workspace.open(tmp_path / "ws")
+    try:
+        assert reopened.lexicon.lookup("Alzheimer's disease")
+        with cache.open("rb") as fh:
+            assert pickle.load(fh)["version"] == FORMAT_VERSION  # saved again in the current format
+    finally:
+        reopened.close()
