@@ -54,9 +54,11 @@ STUDIES: dict[str, Study] = {
     for s in (
         Study("ner", "entity recognition and linking on BC5CDR and NCBI-disease (issue 7, item 1)",
               "benchmarks.quality.ner:run"),
-        Study("retrieval", "retrieval on PubMedQA: BM25, dense, PPR, blend and ablations (issue 7, item 2)"),
-        Study("ppr", "hub drift and PPR diagnostics (issue 7, item 3)"),
-        Study("repurposing", "Hetionet Compound-treats-Disease hold-out ranking vs degree prior (issue 7, item 4)"),
+        Study("retrieval", "retrieval on PubMedQA: BM25, dense, PPR, blend and ablations (issue 7, item 2)",
+              "benchmarks.quality.retrieval:run"),
+        Study("ppr", "hub drift and PPR diagnostics (issue 7, item 3)", "benchmarks.quality.ppr_diagnostics:run"),
+        Study("repurposing", "Hetionet Compound-treats-Disease hold-out ranking vs degree prior (issue 7, item 4)",
+              "benchmarks.quality.repurposing:run"),
     )
 }
 
