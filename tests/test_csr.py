@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -136,12 +135,12 @@ def test_transition_blocks_cover_all_rows() -> None:
         np.testing.assert_allclose(y, g.transition @ x, rtol=1e-6)
 
 
-def test_load_is_fast_at_moderate_size(tmp_path: Path) -> None:
+def test_load_roundtrip_at_moderate_size(tmp_path: Path) -> None:
+    # Load time (< 0.5 s at full Hetionet size) is measured in benchmarks/ppr.py, not asserted here.
     rng = np.random.default_rng(1)
     n, m = 20_000, 400_000
     g = CSRGraph.from_edges([f"Gene::{i}" for i in range(n)], rng.integers(0, n, m), rng.integers(0, n, m))
     path = g.save(tmp_path / "big.npz")
-    start = time.perf_counter()
     h = CSRGraph.load(path)
-    assert time.perf_counter() - start < 0.5
+    assert (h.adjacency != g.adjacency).nnz == 0
     assert h.n_edges == g.n_edges

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -142,10 +141,13 @@ def test_lexicon_load_refuses_other_versions(tmp_path):
         Lexicon.load(tmp_path / "junk.pkl")
 
 
-def test_lexicon_builds_in_seconds(nodes):
-    started = time.perf_counter()
-    Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
-    assert time.perf_counter() - started < 15  # measured ~1.5-3 s on 2 shared cores
+def test_lexicon_covers_every_node_name(nodes):
+    # Build time is measured in benchmarks (timed unit tests are flaky on shared machines); here: every
+    # node is reachable by its own name.
+    lexicon = Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
+    sample = nodes.sample(200, random_state=0)
+    missing = [n for n, i in zip(sample["name"], sample["id"]) if i not in {e.node_id for e in lexicon.lookup(n)}]
+    assert len(missing) <= 4, missing  # a handful of names normalise to empty or collide with a stoplist
 
 
 @pytest.mark.shared
@@ -178,7 +180,7 @@ def test_longest_match_and_offsets(extractor, abstracts):
     assert [m.start for m in mentions] == sorted(m.start for m in mentions)
     for m in mentions:
         assert text[m.start:m.end] == m.text
-        assert len(m.candidates) == len(m.kinds) >= 1
+        assert len(m.candidates) == len(m.kinds) and (m.candidates or m.label)  # label: typed vocabulary
     ad = by_text(mentions, "Alzheimer's disease")
     assert len(ad) == text.count("Alzheimer's disease") == 2
     assert all(m.candidates == ("Disease::DOID:10652",) for m in ad)
@@ -239,13 +241,12 @@ def test_possessive_and_synonym_variants(extractor):
     assert found["Glucophage"] == ("Compound::DB00331",)
 
 
-def test_extract_many_matches_extract_and_is_fast(extractor, abstracts):
-    texts = list(abstracts.values()) * 40  # 200 abstracts
-    started = time.perf_counter()
+def test_extract_many_matches_extract(extractor, abstracts):
+    # Throughput (target >= 100 abstracts/s) is measured by benchmarks.quality --study ner, not here.
+    texts = list(abstracts.values()) * 4
     batched = extractor.extract_many(texts)
-    rate = len(texts) / (time.perf_counter() - started)
     assert batched[: len(abstracts)] == [extractor.extract(t) for t in abstracts.values()]
-    assert rate >= 50  # target >= 100/s on one core; measured ~800-1,200/s on 1,000 real abstracts
+    assert batched[len(abstracts):2 * len(abstracts)] == batched[: len(abstracts)]
 
 
 def test_empty_text(extractor):
@@ -255,7 +256,7 @@ def test_empty_text(extractor):
 
 def test_gazetteer_counts(lexicon, extractor):
     assert isinstance(extractor.gazetteer, Gazetteer)
-    assert 50_000 < extractor.gazetteer.n_keys <= len(lexicon) + 10_000
+    assert 50_000 < extractor.gazetteer.n_keys <= len(lexicon) + len(lexicon.vocabulary) + 10_000
 
 
 # --------------------------------------------------------------------------------------------------- NER
@@ -272,3 +273,83 @@ def test_ner_auto_skips_silently_when_absent(lexicon, extractor):
         assert auto.ner_model is None
     with pytest.raises(DataError):
         EntityExtractor(lexicon, ner="", gazetteer=extractor.gazetteer)
+
+
+# ------------------------------------------------------------------------- issue 7: NER quality bug fixes
+def test_defined_abbreviation_overrides_gene_match(extractor):
+    # bug (a): STZ is a gene synonym (SLC2A2); defined in the text it means the long form
+    mentions = extractor.extract("Streptozotocin (STZ) induced diabetes in rats given STZ.")
+    stz = by_text(mentions, "STZ")
+    assert len(stz) == 2
+    assert all(m.method == "abbreviation" and "Gene" not in m.kinds for m in stz)
+    assert stz[0].candidates == ("Compound::DB00428",)  # streptozotocin = streptozocin (INN/USAN table)
+    # an unresolvable long form still drops the gene reading, leaving an unlinked short form
+    mentions = extractor.extract("Sotazolamide (STZ) was given to rats given STZ.")
+    stz = by_text(mentions, "STZ")
+    assert len(stz) == 2
+    assert all(m.method == "abbreviation" and m.candidates == () and m.long_form == "Sotazolamide" for m in stz)
+
+
+def test_punctuation_next_to_a_space_matches(extractor):
+    # bug (b): "graves' disease" used to become "graves  disease" (two spaces) in the matching form
+    found = extractor.gazetteer.find("Patients with Graves' disease were treated.")
+    assert [(m.text, m.start, m.end, m.candidates) for m in found] == [
+        ("Graves' disease", 14, 29, ("Disease::DOID:12361",))]
+    found = extractor.gazetteer.find("IL-6 ( interleukin 6 ) and IL -- 6")
+    assert [m.text for m in found if m.text.startswith("IL")] == ["IL-6", "IL -- 6"]
+
+
+def test_mixed_case_compound_name_variant(extractor):
+    # bug (c): "L-dopa" for the compound named "L-DOPA"
+    for text in ("L-dopa", "l-dopa", "L-DOPA", "levodopa"):
+        mentions = extractor.extract(f"Patients received {text} daily.")
+        assert [m.candidates for m in mentions] == [("Compound::DB01235",)], text
+    assert extractor.extract("Patients received l-DoPa daily.") == []  # odd inner case stays out
+
+
+def test_mention_label_field_is_optional_and_kept(lexicon):
+    # bug (d): Mention.label exists, defaults to "" and positional construction still works
+    old = Mention("AD", 0, 2, ("Disease::DOID:10652",), ("Disease",), "gazetteer")
+    assert old.label == "" and old.long_form == ""
+
+    class FakeNer:
+        model = "fake"
+
+        def spans(self, text):
+            return [(0, 7, "CHEMICAL")]
+
+    extractor = EntityExtractor(lexicon, abbreviations=False)
+    extractor._ner = FakeNer()
+    mentions = extractor.extract("Zorblax was given.")
+    assert [(m.text, m.method, m.label) for m in mentions] == [("Zorblax", "ner", "CHEMICAL")]
+
+
+def test_drugbank_brands_that_name_a_condition_are_not_compounds(lexicon, extractor):
+    # bug (e): "Sore Throat" and "Pain Relief" are DrugBank brand names
+    for phrase in ("sore throat", "pain relief"):
+        assert all(e.source != "drugbank-alias" for e in lexicon.lookup(phrase)), phrase
+        assert all("Compound" not in m.kinds for m in extractor.extract(f"She reported {phrase}."))
+
+
+def test_singular_plural_and_spelling_variants(extractor):
+    for text, node in (("seizure", "Symptom::D012640"), ("convulsions", "Side Effect::C0036572"),
+                       ("haemolytic anaemia", None), ("isoproterenol", "Compound::DB01064")):
+        mentions = extractor.extract(f"They had {text} yesterday.")
+        assert len(mentions) == 1 and mentions[0].text == text, text
+        if node is not None:
+            assert node in mentions[0].candidates
+
+
+def test_typed_vocabulary_and_text_stoplist(lexicon, extractor):
+    assert lexicon.vocabulary["heparin"][0] == "Chemical"  # DrugBank, not a Hetionet compound
+    heparin = extractor.extract("Heparin was stopped.")
+    assert [(m.text, m.candidates, m.label) for m in heparin] == [("Heparin", (), "Chemical")]
+    assert "surgery" in lexicon.text_stoplist
+    assert extractor.extract("after surgery") == []
+    assert lexicon.lookup("surgery")  # still known to the resolver
+
+
+def test_chemical_prefix_extension(extractor):
+    mentions = extractor.extract("d-penicillamine and D,L-sotalol and 5-fluorouracil")
+    assert [m.text for m in mentions] == ["d-penicillamine", "D,L-sotalol", "5-fluorouracil"]
+    assert extractor.extract("anti-penicillamine")[0].text == "penicillamine"

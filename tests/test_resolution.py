@@ -150,7 +150,7 @@ def test_confidence_order_and_range(resolver):
 def test_resolve_mentions_from_the_extractor(lexicon, resolver):
     text = json.loads((FIXTURES / "ext_abstracts.jsonl").read_text(encoding="utf-8").splitlines()[1])["abstract"]
     mentions = EntityExtractor(lexicon).extract(text)
-    abbreviation = next(m for m in mentions if m.method == "abbreviation")
+    abbreviation = next(m for m in mentions if m.method == "abbreviation" and m.candidates)
     best = top(resolver.resolve(abbreviation, context=text))
     assert (best.node_id, best.method) == ("Disease::DOID:10652", "abbreviation")
     long_form = top(resolver.resolve(next(m for m in mentions if m.text == "Alzheimer's disease")))

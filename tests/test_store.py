@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -421,7 +420,8 @@ def test_set_article_status(store, two_articles):
         store.set_article_status("pubmed:999", "complete")
 
 
-def test_write_throughput_1000_articles(store, kg_frames):
+def test_write_1000_articles_in_one_batch(store, kg_frames):
+    # Throughput is measured by benchmarks/store_load.py; here: a large batch is written completely.
     genes = _genes(kg_frames, 200)
     batch = LiteratureBatch()
     batch.nounphrases = [_nounphrase(name) for _, name in genes]
@@ -432,12 +432,9 @@ def test_write_throughput_1000_articles(store, kg_frames):
         batch.sections += article.sections
         batch.passages += article.passages
         batch.mentions += article.mentions
-    t0 = time.perf_counter()
     store.write_literature(batch)
-    elapsed = time.perf_counter() - t0
-    print(f"write_literature: 1,000 articles, 10,000 mentions in {elapsed:.2f} s")
-    assert store.counts()["MENTIONS"] == 10_000
-    assert elapsed < 20, f"1,000-article batch took {elapsed:.1f} s; expected a few seconds"
+    counts = store.counts()
+    assert counts["MENTIONS"] == 10_000 and counts["Passage"] >= 1_000
 
 
 # --- access modes ------------------------------------------------------------------------------------------

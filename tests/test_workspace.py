@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -91,13 +90,14 @@ def test_read_only_refuses_writes(workspace_path, workspace):
         ro.close()
 
 
-def test_reopen_is_fast(workspace_path, workspace):
-    start = time.perf_counter()
+def test_reopen_is_lazy(workspace_path, workspace):
+    # Reopen time is measured in benchmarks/store_load.py; here: opening loads nothing heavy.
     ro = Workspace.open(workspace_path, read_only=True)
-    elapsed = time.perf_counter() - start
-    ro.close()
-    # Generous bound for a loaded CI machine; benchmarks/ measures the full-size reopen properly.
-    assert elapsed < 10.0
+    try:
+        assert ro._vectors is None and ro._lexicon is None and ro._index is None
+        assert ro.info()["passages"] == workspace.info()["passages"]
+    finally:
+        ro.close()
 
 
 def test_answer_claims_all_cite_evidence(workspace):

@@ -59,6 +59,13 @@ CORPORA: dict[str, tuple[str, int]] = {
     "BC5CDR": ("corpora/BC5CDR/CDR_TestSet.PubTator.txt", 60),
     "NCBI-disease": ("corpora/NCBI-disease/NCBItestset_corpus.txt", 20),
 }
+#: Split -> corpus name -> path under the shared data folder. ``test`` is :data:`CORPORA` (the numbers to
+#: quote); develop against ``dev`` (or ``train``), never against ``test``.
+SPLITS: dict[str, dict[str, str]] = {
+    "test": {name: relative for name, (relative, _) in CORPORA.items()},
+    "dev": {"BC5CDR": "corpora/BC5CDR/CDR_DevelopmentSet.PubTator.txt"},
+    "train": {"BC5CDR": "corpora/BC5CDR/CDR_TrainingSet.trainonly.PubTator.txt"},
+}  # NCBI-disease dev/train are left out: the shared development file has PMIDs with a trailing space
 #: Gold type of the corpus -> scored type.
 GOLD_TYPE: dict[str, str] = {
     "Chemical": "Chemical",
@@ -75,6 +82,8 @@ KIND_TO_TYPE: dict[str, str] = {"Compound": "Chemical", "Disease": "Disease", "S
                                 "Side Effect": "Disease"}
 #: Variant that also scores pharmacologic classes ("anticonvulsants") as chemicals.
 KIND_TO_TYPE_WITH_CLASSES: dict[str, str] = {**KIND_TO_TYPE, "Pharmacologic Class": "Chemical"}
+#: Mention label (typed vocabulary, lower-cased NER label) -> scored type; the label wins over the kind.
+LABEL_TO_TYPE: dict[str, str] = {"chemical": "Chemical", "disease": "Disease"}
 #: Hetionet kinds a gold id of each type may link to.
 LINK_KINDS: dict[str, frozenset[str]] = {
     "Chemical": frozenset({"Compound"}),
@@ -88,6 +97,8 @@ SCISPACY_NER_MODELS: tuple[str, ...] = ("en_ner_bc5cdr_md", "en_ner_bionlp13cg_m
 PUBLISHED = {"pipeline": "scispaCy en_ner_bc5cdr_md (published, not re-run)", "corpus": "BC5CDR",
              "type": "all", "strict F1": 0.8428}
 TOP_ERRORS = 15
+#: Name of the report being written (``ner`` for the test split, ``ner_<split>`` otherwise).
+_STUDY_NAME = "ner"
 
 
 @dataclass(frozen=True)
@@ -178,6 +189,10 @@ def predict(resources: Resources, config: PipelineConfig, documents: Sequence[Pu
             else:
                 kind = kinds[0] if kinds else None
             label = config.kind_map.get(kind) if kind else None
+            typed = LABEL_TO_TYPE.get(mention.label.lower()) if mention.label else None
+            if typed is not None:  # a typed vocabulary term or NER label says the type
+                label = typed
+                kind = kind or f"({mention.label})"
             doc.append(Predicted(mention.start, mention.end, mention.text, kind, label, mention.method,
                                  candidates[0].node_id if candidates else None))
         out.append(doc)
@@ -476,17 +491,31 @@ def _top(counter: Counter[str], n: int = TOP_ERRORS) -> str:
     return ", ".join(f"{k} ({v})" for k, v in counter.most_common(n)) or "none"
 
 
-def run(options: StudyOptions) -> StudyResult:
-    """Run the study and write ``ner[_quick].md`` and ``ner[_quick]_f1.png`` / ``_linking.png``.
+def run(options: StudyOptions, split: str = "test") -> StudyResult:
+    """Run the study and write ``ner[_<split>][_quick].md`` and ``..._f1.png`` / ``_linking.png``.
+
+    Parameters
+    ----------
+    options : StudyOptions
+    split : {"test", "dev", "train"}
+        Which corpus split (:data:`SPLITS`); ``test`` writes ``ner.md``, the others ``ner_dev.md`` /
+        ``ner_train.md``.
 
     Raises
     ------
     FileNotFoundError
         If a corpus file is missing under ``options.shared_data``.
+    ValueError
+        If ``split`` is not one of :data:`SPLITS`.
     """
+    if split not in SPLITS:
+        raise ValueError(f"split={split!r} is not one of {sorted(SPLITS)}")
+    global _STUDY_NAME
+    _STUDY_NAME = "ner" if split == "test" else f"ner_{split}"
     started = time.perf_counter()
     corpora: dict[str, list[PubTatorDocument]] = {}
-    for name, (relative, quick_docs) in CORPORA.items():
+    for name, relative in SPLITS[split].items():
+        quick_docs = CORPORA[name][1]
         path = options.shared_data / relative
         if not path.is_file():
             raise FileNotFoundError(f"Corpus {name} not found at {path}: pass --shared-data (or set "
@@ -530,7 +559,7 @@ def run(options: StudyOptions) -> StudyResult:
     seconds = time.perf_counter() - started
     body = _report_body(options, corpora, resources, score_rows, timings, default_predictions, linking,
                         embed_rows, errors, bridge, ner_models, seconds)
-    report = write_report(options, "ner", "Entity recognition and linking: BC5CDR and NCBI-disease test sets", body,
+    report = write_report(options, _STUDY_NAME, f"Entity recognition and linking: BC5CDR and NCBI-disease {split} sets", body,
                           packages=("nervaluate", "scispacy", "spacy", "pyahocorasick", "matplotlib"))
     summary: dict[str, Any] = {}
     for row in score_rows:
@@ -542,7 +571,7 @@ def run(options: StudyOptions) -> StudyResult:
         for row in result["accuracy"]:
             summary[f"{corpus}_{row['type']}_link_acc".lower().replace("-", "_")] = row["gold span acc@1"]
     summary["seconds"] = seconds
-    return StudyResult("ner", report, figures, summary, seconds)
+    return StudyResult(_STUDY_NAME, report, figures, summary, seconds)
 
 
 def _embedding_linking(corpora: dict[str, list[PubTatorDocument]], predictions: dict[str, list[list[Predicted]]],
@@ -568,7 +597,7 @@ def _embedding_linking(corpora: dict[str, list[PubTatorDocument]], predictions: 
 
 
 def _plots(options: StudyOptions, score_rows: list[dict[str, Any]], linking: dict[str, Any]) -> list[Path]:
-    base = options.results_dir / output_name("ner", options.quick)
+    base = options.results_dir / output_name(_STUDY_NAME, options.quick)
     default = [r for r in score_rows if r["pipeline"] == DEFAULT_CONFIG and "strict F1" in r]
     groups = [f"{r['corpus']}\n{r['type']}" for r in default]
     f1 = grouped_bar_plot(
@@ -593,7 +622,7 @@ def _report_body(options: StudyOptions, corpora: dict[str, list[PubTatorDocument
     docs = ", ".join(f"{c}: {len(d)} documents, {sum(len(x.mentions) for x in d)} gold mentions"
                      for c, d in corpora.items())
     body = [
-        f"- Data: {docs} (test sets{'; first documents only' if options.quick else ''}).",
+        f"- Data: {docs} ({_STUDY_NAME.partition('_')[2] or 'test'} sets{'; first documents only' if options.quick else ''}).",
         f"- Lexicon: bundled `data/` ({len(resources.lexicon):,} keys over {len(resources.lexicon.node_names):,} "
         f"Hetionet nodes), lexicon + gazetteer + resolver built in {resources.build_seconds:.1f} s; study wall "
         f"time {seconds:.1f} s.",
@@ -655,3 +684,26 @@ def _report_body(options: StudyOptions, corpora: dict[str, list[PubTatorDocument
                  f"- Type errors (overlapping gold mention of the other type): {sum(e['type'].values())}. "
                  f"Most frequent: {_top(e['type'], 10)}.", ""]
     return body
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.quality.ner [--split dev|train|test] [--quick]``: the study on one split."""
+    import argparse
+
+    from benchmarks.quality.common import default_shared_data
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.quality.ner", description=main.__doc__)
+    parser.add_argument("--split", choices=sorted(SPLITS), default="test", help="corpus split (default test)")
+    parser.add_argument("--quick", action="store_true", help="first documents only")
+    parser.add_argument("--shared-data", type=Path, default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    result = run(StudyOptions(quick=args.quick, shared_data=args.shared_data or default_shared_data()), args.split)
+    print(f"[{result.name}] done in {result.seconds:.1f} s -> {result.report}")
+    for key, value in result.summary.items():
+        print(f"[{result.name}] {key} = {value:.4f}" if isinstance(value, float) else f"[{result.name}] {key} = {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

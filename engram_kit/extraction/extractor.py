@@ -8,16 +8,26 @@ Merge order (each later step only adds what does not overlap what is kept):
    gazetteer match it overlaps ("AD" defined as Alzheimer's disease is not a gene synonym in that text).
    The long form's candidates are those of the gazetteer match that ends where the long form ends (the
    head of an English noun phrase is last: "late-onset Alzheimer's disease (LOAD)" -> Alzheimer's
-   disease), else of an exact lexicon look-up of the whole long form; a short form whose long form has
-   no candidates is not reported;
-3. NER spans (optional, ``method="ner"``, no candidates: the resolver links them).
+   disease), else of an exact lexicon look-up of the whole long form. The short form also takes the
+   long form's ``label`` (typed vocabulary). A short form whose long form has neither candidates nor a
+   label is still reported, without candidates, and still replaces the gazetteer matches it overlaps:
+   "Qwertylamide (STZ)" makes "STZ" not the gene synonym STZ of SLC2A2 in that text. Exception: a match
+   of the official gene symbol equal to the short form is kept ("acetylcholinesterase (AChE)": ACHE);
+3. chemical prefixes: a Compound or Chemical-typed match directly preceded by a stereo or locant prefix
+   joined with a hyphen (``d-``, ``l-``, ``dl-``, ``d,l-``, ``(+)-``, ``(-)-``, ``(+/-)-``, ``N-``,
+   ``cis-``, ``trans-``, ``5-``, ``2,4-``; :data:`CHEMICAL_PREFIX`) is extended over it: "d-penicillamine",
+   "(-)-nicotine" (the BC5CDR and IUPAC convention: the prefix is part of the name);
+4. NER spans (optional, ``method="ner"``, no candidates, ``label`` = the model's label: the resolver
+   links them).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from tqdm.auto import tqdm
@@ -28,8 +38,29 @@ from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.ner import NerTagger, Span, load_ner
+from engram_kit.extraction.normalize import normalize_name
 
 log = logging.getLogger(__name__)
+
+
+#: A stereo/locant prefix ending right before a chemical name (IUPAC nomenclature: D/L and R/S
+#: configuration, optical rotation, N-/O- substitution, cis/trans, numeric locants).
+CHEMICAL_PREFIX = re.compile(
+    r"(?:(?<![\w-])(?:d|l|dl|d,l|r|s|n|o|cis|trans|\d{1,2}(?:,\d{1,2})*)|\((?:\+|-|\+/-|\u00b1)\))-$", re.IGNORECASE)
+#: Longest prefix looked at, in characters.
+_PREFIX_WINDOW = 8
+
+
+def extend_chemical_prefix(text: str, mention: Mention) -> Mention:
+    """``mention`` extended left over a :data:`CHEMICAL_PREFIX` when it is a chemical; else unchanged."""
+    if mention.label != "Chemical" and "Compound" not in mention.kinds[:1]:
+        return mention
+    window = text[max(0, mention.start - _PREFIX_WINDOW):mention.start]
+    match = CHEMICAL_PREFIX.search(window)
+    if match is None:
+        return mention
+    start = mention.start - (len(window) - match.start())
+    return replace(mention, text=text[start:mention.end], start=start)
 
 
 def _overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
@@ -123,41 +154,52 @@ class EntityExtractor:
     # --------------------------------------------------------------------------------------- internals
     def _long_form_candidates(
         self, abbreviation: Abbreviation, mentions: list[Mention]
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Candidates of a long form: the gazetteer match ending with it, else an exact lexicon look-up."""
+    ) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+        """Candidates, kinds and label of a long form: the gazetteer match ending with it, else a lexicon look-up."""
         inside = [m for m in mentions
                   if m.start >= abbreviation.long_start and m.end == abbreviation.long_end]
         if inside:
             best = min(inside, key=lambda m: m.start)  # the longest one ending at the long form's end
-            return best.candidates, best.kinds
+            return best.candidates, best.kinds, best.label
         entries = self.lexicon.lookup(abbreviation.long_form)
         nodes: dict[str, str] = {}
         for entry in entries:
             nodes.setdefault(entry.node_id, entry.kind)
-        return tuple(nodes), tuple(nodes.values())
+        typed = self.lexicon.vocabulary.get(normalize_name(abbreviation.long_form))
+        return tuple(nodes), tuple(nodes.values()), typed[0] if typed else ""
+
+    def _is_official_symbol(self, abbreviation: Abbreviation, mentions: list[Mention]) -> bool:
+        """Whether a gazetteer match on the short form is a gene whose official symbol is the short form."""
+        short = abbreviation.short.casefold()
+        for m in mentions:
+            if m.start == abbreviation.start and m.end == abbreviation.end:
+                return any(kind == "Gene" and self.lexicon.node_names.get(node, ("",))[0].casefold() == short
+                           for node, kind in zip(m.candidates, m.kinds))
+        return False
 
     def _merge(
         self, text: str, mentions: list[Mention], abbreviations: list[Abbreviation], spans: list[Span]
     ) -> list[Mention]:
+        mentions = [extend_chemical_prefix(text, m) for m in mentions]
         kept = list(mentions)
         short_mentions: list[Mention] = []
-        resolved: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        resolved: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...], str]] = {}
         for abbreviation in abbreviations:
             slot = (abbreviation.long_start, abbreviation.long_end)
             if slot not in resolved:
                 resolved[slot] = self._long_form_candidates(abbreviation, mentions)
-            candidates, kinds = resolved[slot]
-            if not candidates:
-                continue
+            candidates, kinds, label = resolved[slot]
+            if not candidates and not label and self._is_official_symbol(abbreviation, mentions):
+                continue  # "acetylcholinesterase (AChE)": the gene symbol match is the better reading
             short_mentions.append(Mention(text[abbreviation.start:abbreviation.end], abbreviation.start,
                                           abbreviation.end, candidates, kinds, "abbreviation",
-                                          abbreviation.long_form))
+                                          abbreviation.long_form, label))
         if short_mentions:
             kept = [m for m in kept
                     if not any(_overlaps(m.start, m.end, s.start, s.end) for s in short_mentions)]
             kept.extend(short_mentions)
-        for start, end, _label in spans:
+        for start, end, label in spans:
             if not any(_overlaps(start, end, m.start, m.end) for m in kept):
-                kept.append(Mention(text[start:end], start, end, (), (), "ner"))
+                kept.append(Mention(text[start:end], start, end, (), (), "ner", label=label))
         kept.sort(key=lambda m: (m.start, m.end))
         return kept

@@ -7,10 +7,15 @@ surface denotes.
 
 Matching rules
 --------------
-* **Word boundaries.** Text and keys are put in a matching form (lower case, every non-alphanumeric
-  character -> one space, same length as the text) and keys are padded with a space on both sides, so a
-  match always starts and ends at a word boundary: "TNF" matches in "anti-TNF" but "cat" never matches
-  inside "catalase". Punctuation inside a name is loose: "IL-6" also matches "IL 6".
+* **Word boundaries.** Text and keys are put in a matching form (lower case, every run of
+  non-alphanumeric characters -> one space; an offset table maps each word back to the text) and keys
+  are padded with a space on both sides, so a match always starts and ends at a word boundary: "TNF"
+  matches in "anti-TNF" but "cat" never matches inside "catalase". Punctuation inside a name is loose:
+  "IL-6" also matches "IL 6", and "Graves' disease" matches "Graves' disease" and "Graves disease".
+* **Typed vocabulary.** Terms of :attr:`Lexicon.vocabulary` (Disease Ontology, DrugBank and MeSH terms
+  without a Hetionet node) are keys too; a match on one gives a mention without candidates whose
+  ``label`` is the term's type ("Chemical", "Disease"). Where the same key also names Hetionet nodes,
+  the mention has those candidates and the label.
 * **Possessives.** A surface with ``'s`` ("Alzheimer's disease") also gets a key without it, so the text
   "Alzheimer disease" matches too.
 * **Case.** Multi-word names and synonyms match case-insensitively. A single-token surface is matched
@@ -26,7 +31,9 @@ Matching rules
     "IgG") match case-sensitively;
   - ``word``: other single tokens ("metformin", "Glucophage", "Ache") match in lower case, title case, as
     written, or in all capitals when at least 6 characters long ("HYPERTENSION" in a capitalised title),
-    so the side effect "Ache" does not match the enzyme abbreviation "AChE" or "ACHE".
+    so the side effect "Ache" does not match the enzyme abbreviation "AChE" or "ACHE". A token with
+    inner punctuation is also checked part by part, each part as written, lower or title case: "L-dopa"
+    matches the compound name "L-DOPA".
 * **Length.** Keys of fewer than 2 characters, or without a letter, are skipped. Two-character keys
   are kept only for official gene symbols (the Hetionet name of a Gene node, "AR", "TH"), matched by the
   ``gene`` rule.
@@ -39,7 +46,10 @@ Matching rules
   Single tokens of other kinds are checked against :data:`CURATED_WORD_STOPLIST` (DrugBank brand
   names that are English words such as "Care" or "Equal", and generic names such as the pathway
   "Disease"), built by reading the most frequent lower-case hits in the 6,107 shared PubMed abstracts.
-  None of this removes anything from the lexicon: the resolver still finds "MET" or "cofilin" when asked.
+  Surfaces of other kinds whose key is in :attr:`Lexicon.text_stoplist` (terms learned from the BC5CDR
+  training split to be almost never a chemical or disease mention: "surgery", "role", "syndrome") are
+  skipped too. None of this removes anything from the lexicon: the resolver still finds "MET" or
+  "cofilin" when asked.
 
 Known limits: ``ACE`` is kept (angiotensin-converting enzyme is by far its usual meaning in abstracts and
 the case rule already rejects "ace"); ``MET`` and ``REST`` are stoplisted as the brief of the project
@@ -49,6 +59,7 @@ asks, so the genes MET and REST are only found through abbreviations, NER or the
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterable
 
@@ -58,7 +69,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from engram_kit.extraction.lexicon import Lexicon, LexiconEntry
 from engram_kit.extraction.mention import Mention
-from engram_kit.extraction.normalize import match_key, match_text
+from engram_kit.extraction.normalize import lower_same_length, match_key, match_text, normalize_name
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +114,13 @@ CURATED_WORD_STOPLIST: frozenset[str] = frozenset(
 #: Case rules of a gazetteer entry (see the module docstring).
 CASE_RULES: tuple[str, ...] = ("phrase", "word", "acronym", "gene", "gene-synonym")
 
-#: One automaton entry: (case rule, surface in case-preserving matching form, node id, kind).
+#: One automaton entry: (case rule, surface in case-preserving matching form, node id, kind); a typed
+#: vocabulary term has node id ``""`` and its label as kind.
 _Target = tuple[str, str, str, str]
+#: ``LexiconEntry.source`` given to typed vocabulary terms when their case rule is computed.
+VOCABULARY_SOURCE = "vocabulary"
+#: A word of the matching form: a maximal run of letters and digits.
+_WORD = re.compile(r"[^ ]+")
 
 
 def _uppercase_count(text: str) -> int:
@@ -147,6 +163,15 @@ def case_rule(entry: LexiconEntry) -> str | None:
     return "word"
 
 
+def _word_tokens_ok(case_form: str, span: str) -> bool:
+    """Token-wise case check of a punctuated single token ("L-dopa" for "L-DOPA"): each token of the span
+    is as written in the surface, lower case, or title case (a lone upper-case letter counts as title)."""
+    tokens, expected = span.split(" "), case_form.split(" ")
+    if len(tokens) != len(expected) or len(tokens) < 2:
+        return False
+    return all(t == e or t.islower() or t.istitle() for t, e in zip(tokens, expected))
+
+
 def _case_ok(rule: str, case_form: str, span: str) -> bool:
     """Whether a text span (case-preserving matching form) may match an entry with this rule."""
     if rule == "phrase" or span == case_form:
@@ -159,7 +184,8 @@ def _case_ok(rule: str, case_form: str, span: str) -> bool:
     if rule == "gene-synonym":
         return False
     # word
-    return span.islower() or span.istitle() or (span.isupper() and len(span) >= 6)
+    return (span.islower() or span.istitle() or (span.isupper() and len(span) >= 6)
+            or _word_tokens_ok(case_form, span))
 
 
 class Gazetteer:
@@ -181,9 +207,12 @@ class Gazetteer:
     def __init__(self, lexicon: Lexicon) -> None:
         started = time.perf_counter()
         grouped: dict[str, list[_Target]] = {}
-        for _, entry in lexicon.entries():
+        vocabulary = [LexiconEntry(surface, "", label, VOCABULARY_SOURCE)
+                      for surface, label in (v[::-1] for v in lexicon.vocabulary.values())]
+        stoplist = lexicon.text_stoplist
+        for entry in (*(e for _, e in lexicon.entries()), *vocabulary):
             rule = case_rule(entry)
-            if rule is None:
+            if rule is None or (entry.kind != "Gene" and normalize_name(entry.surface) in stoplist):
                 continue
             for surface in self._variants(entry.surface.strip()):
                 key = match_key(surface)
@@ -198,7 +227,7 @@ class Gazetteer:
         for key, group in grouped.items():
             padded = f" {key} "
             self._automaton.add_word(padded, (len(padded), len(self._groups)))
-            self._groups.append(tuple(group))
+            self._groups.append(tuple(sorted(group, key=lambda t: t[2] == "")))  # Hetionet targets first
         self._automaton.make_automaton()
         self.n_keys = len(self._groups)
         self.build_seconds = time.perf_counter() - started
@@ -223,30 +252,48 @@ class Gazetteer:
         -------
         list of Mention
             Sorted by ``start``; ``method="gazetteer"``; candidates in source order (names first), each
-            node once.
+            node once; ``label`` set for typed-vocabulary matches (candidates may then be empty).
         """
         if not text:
             return []
-        lowered = f" {match_text(text)} "
-        cased = match_text(text, lower=False)
-        hits: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []
-        for last, (length, index) in self._automaton.iter(lowered):
-            start = last - length + 1  # offset in `text` (the padding space shifts by one)
-            end = last - 1
-            span = cased[start:end]
+        words = [(m.start(), m.end()) for m in _WORD.finditer(match_text(text))]
+        if not words:
+            return []
+        lowered_text = lower_same_length(text)
+        # collapsed matching form " w1 w2 ... wn ": word i starts at offsets[i] (1 + sum of previous lengths)
+        pieces = [lowered_text[a:b] for a, b in words]
+        collapsed = " " + " ".join(pieces) + " "
+        word_at: dict[int, int] = {}
+        end_at: dict[int, int] = {}
+        position = 1
+        for index, piece in enumerate(pieces):
+            word_at[position] = index
+            end_at[position + len(piece)] = index
+            position += len(piece) + 1
+        hits: list[tuple[int, int, tuple[str, ...], tuple[str, ...], str]] = []
+        for last, (length, group) in self._automaton.iter(collapsed):
+            first_word = word_at[last - length + 2]
+            last_word = end_at[last]
+            start, end = words[first_word][0], words[last_word][1]
+            span = " ".join(text[a:b] for a, b in words[first_word:last_word + 1])
             nodes: list[str] = []
             kinds: list[str] = []
-            for rule, case_form, node_id, kind in self._groups[index]:
-                if node_id not in nodes and _case_ok(rule, case_form, span):
+            label = ""
+            for rule, case_form, node_id, kind in self._groups[group]:
+                if not _case_ok(rule, case_form, span):
+                    continue
+                if not node_id:
+                    label = label or kind
+                elif node_id not in nodes:
                     nodes.append(node_id)
                     kinds.append(kind)
-            if nodes:
-                hits.append((start, end, tuple(nodes), tuple(kinds)))
+            if nodes or label:
+                hits.append((start, end, tuple(nodes), tuple(kinds), label))
         hits.sort(key=lambda h: (h[0], -h[1]))
         mentions: list[Mention] = []
         last_end = -1
-        for start, end, nodes_t, kinds_t in hits:
+        for start, end, nodes_t, kinds_t, label in hits:
             if start >= last_end:
-                mentions.append(Mention(text[start:end], start, end, nodes_t, kinds_t, "gazetteer"))
+                mentions.append(Mention(text[start:end], start, end, nodes_t, kinds_t, "gazetteer", label=label))
                 last_end = end
         return mentions

@@ -26,6 +26,22 @@ Every entry says where its surface form comes from (``LexiconEntry.source``):
     (``disease/xrefs-slim.tsv``), plus the un-inverted form of inverted MeSH names
     (``"Arthritis, Rheumatoid"`` -> ``"Rheumatoid Arthritis"``).
 
+``inn-usan``
+    Curated other official names of Hetionet compounds (``compound/inn-usan.tsv``: isoprenaline ->
+    isoproterenol, L-DOPA -> levodopa), attached to the compound whose name or DrugBank alias matches.
+``variant``
+    Singular/plural and British/American spelling variants of Disease, Symptom, Side Effect and Compound
+    surfaces (:mod:`~engram_kit.extraction.variants`): "seizure" for the Symptom "Seizures".
+
+DrugBank aliases that equal a disease-like name ("Sore Throat", "Pain Relief" are brand names) are
+dropped (:func:`drop_disease_aliases`).
+
+Besides these node entries the lexicon holds a **typed vocabulary** (:attr:`Lexicon.vocabulary`, from
+``vocabulary/typed-terms.tsv``): Disease Ontology, DrugBank and MeSH terms without a Hetionet node, each
+with a type (Chemical or Disease), which the gazetteer reports as unlinked, typed mentions; and a
+**text stoplist** (:attr:`Lexicon.text_stoplist`, ``vocabulary/ner-stoplist.tsv``) of terms the
+gazetteer skips in text.
+
 Disease Ontology attachment rule
 --------------------------------
 * A DO term that **is** a Hetionet Disease node (one of the 137 DO-slim terms) gives that node its DO name
@@ -62,12 +78,14 @@ import pandas as pd
 
 from engram_kit.errors import DataError
 from engram_kit.extraction.normalize import normalize_name
+from engram_kit.extraction.variants import number_variants, spelling_variants
 
 log = logging.getLogger(__name__)
 
 #: Allowed values of :attr:`LexiconEntry.source`, from most to least authoritative. When the same surface
 #: form reaches the same node through several sources, the first one in this order is kept.
-SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "gene-synonym")
+SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "inn-usan",
+                            "gene-synonym", "variant")
 _SOURCE_RANK: dict[str, int] = {s: i for i, s in enumerate(SOURCES)}
 
 #: Columns a node table must have (``identifier`` is the part of ``id`` after ``::``).
@@ -77,7 +95,7 @@ NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 DO_BRIDGE_KINDS: frozenset[str] = frozenset({"Disease", "Side Effect", "Symptom"})
 
 #: Version of the pickle written by :meth:`Lexicon.save`; bumped whenever its layout or the build rules change.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _FORMAT_NAME = "engram-kit-lexicon"
 
 #: Synonym files read by :meth:`Lexicon.build`, relative to the synonyms folder (each may also be ``.gz``).
@@ -89,7 +107,15 @@ SYNONYM_FILES: dict[str, str] = {
     "compound_aliases": "compound/drugbank-aliases.json",
     "symptoms": "symptom/symptoms.tsv",
     "mesh_terms": "symptom/mesh-terms.tsv",
+    "inn_usan": "compound/inn-usan.tsv",
+    "typed_terms": "vocabulary/typed-terms.tsv",
+    "text_stoplist": "vocabulary/ner-stoplist.tsv",
 }
+
+#: Kinds whose surfaces get singular/plural and British/American spelling variants (``variant`` source).
+VARIANT_KINDS: frozenset[str] = frozenset({"Disease", "Symptom", "Side Effect", "Compound"})
+#: Kinds whose DrugBank aliases are dropped when the alias is also one of their names (rule of :func:`drop_disease_aliases`).
+DISEASE_LIKE_KINDS: frozenset[str] = frozenset({"Disease", "Symptom", "Side Effect"})
 
 #: The synonym tables shipped with engram-kit (a Hetionet-restricted sample, see its README.md).
 BUNDLED_SYNONYMS_DIR = Path(__file__).resolve().parents[2] / "data" / "synonyms"
@@ -121,11 +147,24 @@ class LexiconEntry:
 
 
 # --------------------------------------------------------------------------------------------- file access
+#: engram-kit's own tables (not upstream files): read from the bundled folder when ``synonyms_dir`` (e.g.
+#: the full upstream tables) lacks them, so a lexicon built from either folder is the same.
+CURATED_FILES: frozenset[str] = frozenset({"compound/inn-usan.tsv", "vocabulary/typed-terms.tsv",
+                                           "vocabulary/ner-stoplist.tsv"})
+
+
 def find_synonym_file(synonyms_dir: Path, relative: str) -> Path | None:
-    """Path of ``relative`` or ``relative + ".gz"`` under ``synonyms_dir``, or None when neither exists."""
-    for candidate in (synonyms_dir / relative, synonyms_dir / f"{relative}.gz"):
-        if candidate.is_file():
-            return candidate
+    """Path of ``relative`` or ``relative + ".gz"`` under ``synonyms_dir``, or None when neither exists.
+
+    For the engram-kit tables of :data:`CURATED_FILES` the bundled folder is the fallback.
+    """
+    folders = [synonyms_dir]
+    if relative in CURATED_FILES and Path(synonyms_dir).resolve() != BUNDLED_SYNONYMS_DIR:
+        folders.append(BUNDLED_SYNONYMS_DIR)
+    for folder in folders:
+        for candidate in (folder / relative, folder / f"{relative}.gz"):
+            if candidate.is_file():
+                return candidate
     return None
 
 
@@ -304,6 +343,118 @@ def mesh_entries(synonyms_dir: Path, symptoms: dict[str, str], diseases: dict[st
     return out
 
 
+def inn_usan_entries(synonyms_dir: Path, compound_keys: dict[str, set[str]]) -> list[RawEntry]:
+    """Other official names of Hetionet compounds (INN / USAN / BAN / common name), e.g. isoproterenol.
+
+    Parameters
+    ----------
+    synonyms_dir : Path
+        Folder with ``compound/inn-usan.tsv`` (columns ``name``, ``variant``, ``system``); see
+        ``data/synonyms/README.md`` for its source.
+    compound_keys : dict of str to set of str
+        ``normalize_name`` of every Compound name and DrugBank alias -> the Compound node ids bearing it.
+
+    Returns
+    -------
+    list of (surface, node_id, kind, source)
+        Source ``inn-usan``: each ``variant`` attached to the compounds whose name or alias is ``name``
+        (rows whose ``name`` is no Hetionet compound are skipped).
+    """
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["inn_usan"])
+    if path is None:
+        return []
+    out: list[RawEntry] = []
+    for name, variant in _read_tsv(path, ["name", "variant"]).itertuples(index=False):
+        for node in sorted(compound_keys.get(normalize_name(name), ())):
+            out.append((variant, node, "Compound", "inn-usan"))
+    return out
+
+
+def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:
+    """Singular/plural and British/American variants (:mod:`~engram_kit.extraction.variants`) of entries.
+
+    Spelling variants for every kind in :data:`VARIANT_KINDS`; number variants for disease-like kinds
+    (:data:`DISEASE_LIKE_KINDS`) only. Gene entries are never varied. Source ``variant``.
+    """
+    out: list[RawEntry] = []
+    for surface, node, kind, _ in raw:
+        if kind not in VARIANT_KINDS:
+            continue
+        forms = list(spelling_variants(surface))
+        if kind in DISEASE_LIKE_KINDS:
+            forms += [n for f in [surface, *forms] for n in number_variants(f)]
+        out.extend((form, node, kind, "variant") for form in forms)
+    return out
+
+
+def drop_disease_aliases(raw: list[RawEntry]) -> list[RawEntry]:
+    """Remove DrugBank aliases that are also names of a disease-like node ("sore throat", "pain relief").
+
+    DrugBank lists brand names such as "Sore Throat" (a lozenge) or "Pain Relief"; in text these phrases
+    name the condition. A ``drugbank-alias`` row is dropped when its normalised key is the key of any
+    Disease, Symptom or Side Effect row (name, MeSH, DO synonym or variant), or of :data:`PHRASE_STOPLIST`.
+    """
+    disease_keys = {normalize_name(r[0]) for r in raw if r[2] in DISEASE_LIKE_KINDS} | PHRASE_STOPLIST
+    kept = [r for r in raw if r[3] != "drugbank-alias" or normalize_name(r[0]) not in disease_keys]
+    log.debug("dropped %d DrugBank aliases that name a disease-like node", len(raw) - len(kept))
+    return kept
+
+
+#: Curated (normalised) DrugBank brand names that are ordinary phrases of clinical text but no Hetionet
+#: disease-like name: symptom-relief wording of over-the-counter brands.
+PHRASE_STOPLIST: frozenset[str] = frozenset({
+    "pain relief", "pain reliever", "sore throat", "cold sore", "headache relief", "allergy relief",
+    "sleep aid", "nasal decongestant", "cough syrup", "heartburn relief", "anti diarrheal", "antacid",
+})
+
+
+def read_typed_terms(synonyms_dir: Path) -> list[tuple[str, str, str]]:
+    """The typed vocabulary: (term, label, source) rows of ``vocabulary/typed-terms.tsv``; [] when absent.
+
+    ``label`` is one of :data:`~engram_kit.extraction.mention.VOCABULARY_LABELS`; the table is made by
+    ``scripts/make_synonym_sample.py`` (sources and typing rules in ``data/synonyms/README.md``).
+    """
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["typed_terms"])
+    if path is None:
+        return []
+    frame = _read_tsv(path, ["term", "label", "source"])
+    return list(frame.itertuples(index=False, name=None))
+
+
+def read_text_stoplist(synonyms_dir: Path) -> list[str]:
+    """Normalised terms of ``vocabulary/ner-stoplist.tsv`` (column ``term``); [] when absent."""
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["text_stoplist"])
+    if path is None:
+        return []
+    return sorted({normalize_name(t) for t in _read_tsv(path, ["term"])["term"]} - {""})
+
+
+def index_vocabulary(rows: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, str]]:
+    """Normalised key -> (label, surface) of typed terms, with their variants; conflicting keys dropped.
+
+    A key typed both Chemical and Disease (e.g. a DrugBank brand equal to a DO name) is ambiguous and
+    removed. Keys shorter than 3 characters or without a letter are skipped.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    conflicts: set[str] = set()
+    for term, label, _ in rows:
+        forms = [term, *spelling_variants(term)]
+        if label == "Disease":
+            forms += [n for f in list(forms) for n in number_variants(f)]
+        for form in forms:
+            key = normalize_name(form)
+            if len(key) < 3 or not any(c.isalpha() for c in key):
+                continue
+            kept = out.get(key)
+            if kept is None:
+                out[key] = (label, form)
+            elif kept[0] != label:
+                conflicts.add(key)
+    for key in conflicts:
+        del out[key]
+    return out
+
+
 # ----------------------------------------------------------------------------------------------- lexicon
 def validate_nodes(nodes: pd.DataFrame) -> None:
     """Raise :class:`DataError` unless ``nodes`` has the columns of :data:`NODE_COLUMNS`."""
@@ -327,6 +478,10 @@ class Lexicon:
         Node id -> (name, kind) for every node of the table the lexicon was built from.
     info : dict, optional
         Provenance and statistics (files read, counts per source, build seconds).
+    vocabulary : dict of str to (str, str), optional
+        Typed terms without a Hetionet node: normalised key -> (label, surface), label ``"Chemical"`` or
+        ``"Disease"`` (e.g. ``"heparin"`` -> ``("Chemical", "Heparin")``). The gazetteer finds them as
+        mentions with no candidates and that ``label``; the resolver does not use them.
     """
 
     def __init__(
@@ -334,10 +489,16 @@ class Lexicon:
         entries: dict[str, tuple[LexiconEntry, ...]],
         node_names: dict[str, tuple[str, str]],
         info: dict[str, Any] | None = None,
+        vocabulary: dict[str, tuple[str, str]] | None = None,
     ) -> None:
         self._entries = entries
         self.node_names = node_names
         self.info: dict[str, Any] = dict(info or {})
+        self.vocabulary: dict[str, tuple[str, str]] = dict(vocabulary or {})
+        #: Normalised keys the gazetteer must not match in text (except as gene symbols): terms that are
+        #: almost never chemical/disease mentions, learned from the BC5CDR training split
+        #: (``vocabulary/ner-stoplist.tsv``, ``scripts/make_ner_stoplist.py``). Look-ups still find them.
+        self.text_stoplist: frozenset[str] = frozenset(self.info.get("text_stoplist", ()))
 
     # ---------------------------------------------------------------------------------------- building
     @classmethod
@@ -361,6 +522,13 @@ class Lexicon:
         DataError
             If the node table lacks a column, ``synonyms_dir`` is not a folder, or a synonym file is
             unreadable.
+
+        Notes
+        -----
+        Besides the sources of the module docstring, the build adds INN/USAN names
+        (:func:`inn_usan_entries`), singular/plural and spelling variants (:func:`variant_entries`), drops
+        DrugBank aliases that name a disease-like node (:func:`drop_disease_aliases`) and reads the typed
+        vocabulary (:func:`read_typed_terms`) into :attr:`vocabulary`.
         """
         started = time.perf_counter()
         validate_nodes(nodes)
@@ -392,6 +560,15 @@ class Lexicon:
                 raw.extend(disease_entries(terms, by_kind.get("Disease", {}), nodes_by_key)[0])
             raw.extend(compound_entries(synonyms_dir, by_kind.get("Compound", {})))
             raw.extend(mesh_entries(synonyms_dir, by_kind.get("Symptom", {}), by_kind.get("Disease", {})))
+            compound_keys: dict[str, set[str]] = {}
+            for surface, node, kind, _ in raw:
+                if kind == "Compound":
+                    compound_keys.setdefault(normalize_name(surface), set()).add(node)
+            raw.extend(inn_usan_entries(synonyms_dir, compound_keys))
+        raw.extend(variant_entries(raw))
+        raw = drop_disease_aliases(raw)
+        vocabulary = index_vocabulary(read_typed_terms(synonyms_dir)) if synonyms_dir is not None else {}
+        stoplist = read_text_stoplist(synonyms_dir) if synonyms_dir is not None else []
         entries = cls._index(raw)
         seconds = time.perf_counter() - started
         info = {
@@ -400,8 +577,10 @@ class Lexicon:
             "synonyms_dir": str(synonyms_dir) if synonyms_dir is not None else None,
             "files": files,
             "build_seconds": round(seconds, 3),
+            "vocabulary_terms": len(vocabulary),
+            "text_stoplist": sorted(stoplist),
         }
-        lexicon = cls(entries, node_names, info)
+        lexicon = cls(entries, node_names, info, vocabulary)
         lexicon.info["entries_by_source"] = lexicon.count_by_source()
         log.info("lexicon built: %d keys, %d entries from %d nodes in %.2f s",
                  len(entries), sum(lexicon.info["entries_by_source"].values()), len(ids), seconds)
@@ -484,7 +663,7 @@ class Lexicon:
         path.parent.mkdir(parents=True, exist_ok=True)
         rows = [(key, e.surface, e.node_id, e.kind, e.source) for key, e in self.entries()]
         payload = {"format": _FORMAT_NAME, "version": FORMAT_VERSION, "entries": rows,
-                   "node_names": self.node_names, "info": self.info}
+                   "node_names": self.node_names, "info": self.info, "vocabulary": self.vocabulary}
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("wb") as handle:
             pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
@@ -515,7 +694,7 @@ class Lexicon:
         for key, surface, node_id, kind, source in payload["entries"]:
             grouped.setdefault(key, []).append(LexiconEntry(surface, node_id, kind, source))
         entries = {k: tuple(v) for k, v in grouped.items()}
-        return cls(entries, payload["node_names"], payload.get("info"))
+        return cls(entries, payload["node_names"], payload.get("info"), payload.get("vocabulary"))
 
 
 def load_node_table(path: Path | str) -> pd.DataFrame:

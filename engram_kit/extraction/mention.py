@@ -7,6 +7,10 @@ from dataclasses import dataclass
 #: Values of :attr:`Mention.method`: how the mention was found.
 MENTION_METHODS: tuple[str, ...] = ("gazetteer", "abbreviation", "ner")
 
+#: Values of :attr:`Mention.label` set by the typed vocabulary (``Lexicon.vocabulary``); NER labels are
+#: whatever the model emits.
+VOCABULARY_LABELS: tuple[str, ...] = ("Chemical", "Disease")
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -29,6 +33,12 @@ class Mention:
         in the same text, e.g. ``AD`` after "Alzheimer's disease (AD)"), ``ner`` (a scispaCy NER span).
     long_form : str
         For abbreviations, the long form as written in the text; ``""`` otherwise.
+    label : str
+        Entity type of the span when a source other than a Hetionet node says it: the NER model's label
+        (``"CHEMICAL"``, ``"DISEASE"`` for ``en_ner_bc5cdr_md``) or the type of a typed vocabulary term
+        without a Hetionet node (:data:`VOCABULARY_LABELS`, e.g. ``"Chemical"`` for "heparin"). ``""`` when
+        unknown; then the kinds of ``candidates`` are the only typing. Optional and last, so positional
+        construction of older code keeps working.
     """
 
     text: str
@@ -38,3 +48,4 @@ class Mention:
     kinds: tuple[str, ...]
     method: str
     long_form: str = ""
+    label: str = ""

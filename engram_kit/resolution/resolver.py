@@ -14,7 +14,9 @@ Cascade
    the query's embedding. Only those few names are embedded, never all 47 k.
 
 A mention found through an abbreviation ("AD" defined as "Alzheimer's disease") is resolved through its
-long form, restricted to the mention's candidates, and reported with method **abbreviation**. A gazetteer
+long form, restricted to the mention's candidates, and reported with method **abbreviation**. A short form
+whose long form has no candidates gets none (no fuzzy guess from a short form: "SHR" for "spontaneously
+hypertensive rats" must not become a side effect). A gazetteer
 mention is looked up restricted to its candidates.
 
 Confidence
