@@ -21,6 +21,7 @@ import chromadb
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings as ChromaSettings
+from chromadb.utils.embedding_functions import register_embedding_function
 
 from engram_kit.errors import DataError, QueryError, ReadOnlyError, WorkspaceError
 
@@ -66,6 +67,11 @@ class NoEmbeddingFunction(EmbeddingFunction[Documents]):
     @staticmethod
     def build_from_config(config: dict[str, Any]) -> NoEmbeddingFunction:  # noqa: ARG004
         return NoEmbeddingFunction()
+
+
+# Registered so chromadb can rebuild the function from a stored collection config instead of warning
+# "Could not reconstruct embedding function" on every open.
+register_embedding_function(NoEmbeddingFunction)
 
 
 def _batches(n: int, size: int) -> Iterator[slice]:

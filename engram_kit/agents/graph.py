@@ -1,0 +1,273 @@
+"""Graph access for the agents: typed one-hop queries through the store, shortest paths on the CSR.
+
+Two sources, each used where it is fast and backend-independent:
+
+* **Typed neighbourhoods** (targets of a compound, members of a pathway...) are registered Cypher
+  statements (``agent_neighbours``, ``agent_neighbour_counts`` in :mod:`engram_kit.store.cypher`) run
+  through :meth:`GraphStore.run_statement`. Every query is recorded (:class:`QueryRecord`) so a run
+  bundle can show exactly which queries produced which rows.
+* **Shortest paths** run as a breadth-first search on the float32 CSR adjacency of the knowledge graph
+  (:meth:`Workspace.knowledge_graph`), then the relationship types of the path's edges are read with
+  :meth:`GraphStore.edges_among`.
+
+Agents run in worker threads, and one LadybugDB connection must not run two statements at once (a
+read-only store wraps each query in a transaction), so :class:`LockedStore` serialises store calls.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engram_kit.answering import Citation
+from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
+from engram_kit.store.base import GraphStore
+from engram_kit.store.csr import CSRGraph
+
+#: Rows of each query kept in its :class:`QueryRecord` (the count of all rows is kept too).
+RECORDED_ROWS = 200
+
+
+class LockedStore:
+    """A proxy that serialises every method call of a :class:`GraphStore` with one re-entrant lock.
+
+    Attributes that are not callables (``dialect``, ``read_only``) pass through unchanged.
+    """
+
+    def __init__(self, store: GraphStore, lock: threading.RLock | None = None) -> None:
+        self._store = store
+        self._lock = lock or threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._store, name)
+        if not callable(attr):
+            return attr
+        lock = self._lock
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return attr(*args, **kwargs)
+
+        return locked
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One graph query an agent ran: statement name, schema identifiers, parameters and its rows.
+
+    ``id`` is ``q1``, ``q2``... in the order queries finished; ``rows`` holds at most
+    :data:`RECORDED_ROWS` rows (``n_rows`` counts all, ``truncated`` says whether some were cut).
+    """
+
+    id: str
+    agent: str
+    statement: str
+    identifiers: dict[str, str]
+    parameters: dict[str, Any]
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    n_rows: int
+    truncated: bool
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GraphPath:
+    """A path in the knowledge graph: node ids and names, and the relationship type(s) of each edge.
+
+    ``relations[i]`` joins ``nodes[i]`` and ``nodes[i + 1]``; ``edges[i]`` is that edge as stored
+    (``(source, rel_type, target)`` in the metaedge's direction), which is what citations point to.
+    """
+
+    nodes: tuple[str, ...]
+    names: tuple[str, ...]
+    relations: tuple[str, ...]
+    edges: tuple[tuple[str, str, str], ...]
+
+    @property
+    def hops(self) -> int:
+        return len(self.nodes) - 1
+
+    def describe(self) -> str:
+        """``"BACE1 -[INTERACTS_GiG]- APP -[ASSOCIATES_DaG]- Alzheimer's disease"``."""
+        parts = [self.names[0]]
+        for rel, name in zip(self.relations, self.names[1:]):
+            parts.append(f"-[{rel}]- {name}")
+        return " ".join(parts)
+
+    def citations(self) -> tuple[Citation, ...]:
+        """One ``edge`` citation per edge of the path."""
+        return tuple(edge_citation(*edge) for edge in self.edges)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodes": list(self.nodes), "names": list(self.names), "relations": list(self.relations),
+                "edges": [list(e) for e in self.edges], "text": self.describe()}
+
+
+def edge_citation(source: str, rel_type: str, target: str) -> Citation:
+    """A citation of one knowledge-graph edge, in the format of :class:`~engram_kit.answering.Citation`."""
+    return Citation("edge", f"{source} -[{rel_type}]-> {target}", f"Hetionet {rel_type}")
+
+
+def verb_phrase(rel_type: str) -> str:
+    """``"binds"`` for ``BINDS_CbG``; the lower-cased type for non-Hetionet relations."""
+    meta = METAEDGE_BY_REL_TYPE.get(rel_type)
+    return meta.verb if meta else rel_type.lower()
+
+
+def kind_of(node_id: str) -> str:
+    """Hetionet kind from a node id (``"Gene::7157"`` -> ``"Gene"``)."""
+    return node_id.split("::", 1)[0]
+
+
+@dataclass
+class GraphQueries:
+    """What the agents ask the graph. Thread-safe: store calls go through a :class:`LockedStore`.
+
+    Parameters
+    ----------
+    store : the workspace store (wrapped in a :class:`LockedStore` by the caller or here).
+    kg : the knowledge-graph CSR (domain nodes only), for shortest paths and degrees.
+    """
+
+    store: GraphStore | LockedStore
+    kg: CSRGraph
+    records: list[QueryRecord] = field(default_factory=list)
+    _records_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.store, LockedStore):
+            self.store = LockedStore(self.store)  # type: ignore[arg-type]
+
+    # --- recorded statements ---------------------------------------------------------------------
+    def run(self, agent: str, name: str, parameters: dict[str, Any], **identifiers: str) -> pd.DataFrame:
+        """Run a registered statement and record it (see :class:`QueryRecord`)."""
+        t0 = time.perf_counter()
+        frame = self.store.run_statement(name, parameters, **identifiers)
+        seconds = time.perf_counter() - t0
+        rows = tuple(tuple(_json_value(v) for v in row) for row in frame.head(RECORDED_ROWS).itertuples(index=False))
+        with self._records_lock:
+            record = QueryRecord(f"q{len(self.records) + 1}", agent, name, dict(identifiers), _json_params(parameters),
+                                 tuple(str(c) for c in frame.columns), rows, len(frame),
+                                 len(frame) > RECORDED_ROWS, round(seconds, 4))
+            self.records.append(record)
+        return frame
+
+    def neighbours(self, agent: str, ids: Sequence[str], label: str, rel_type: str, other_label: str) -> pd.DataFrame:
+        """Typed neighbours: columns ``source_id, id, name`` (sorted by source, name, id; no duplicates)."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return pd.DataFrame(columns=["source_id", "id", "name"])
+        frame = self.run(agent, "agent_neighbours", {"ids": ids}, label=label, rel_type=rel_type,
+                         other_label=other_label)
+        return frame.drop_duplicates().sort_values(["source_id", "name", "id"], ignore_index=True)
+
+    def neighbour_counts(self, agent: str, ids: Sequence[str], label: str, rel_type: str,
+                         other_label: str) -> dict[str, int]:
+        """Number of typed neighbours per id (0 for ids without any)."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        frame = self.run(agent, "agent_neighbour_counts", {"ids": ids}, label=label, rel_type=rel_type,
+                         other_label=other_label)
+        counts = {str(i): int(n) for i, n in zip(frame["id"], frame["n"])}
+        return {i: counts.get(i, 0) for i in ids}
+
+    def names(self, ids: Sequence[str]) -> dict[str, str]:
+        """Node id -> name (ids not in the store map to themselves)."""
+        ids = list(dict.fromkeys(ids))
+        found = self.store.get_nodes(ids) if ids else pd.DataFrame(columns=["id", "name"])
+        names = dict(zip(found["id"], found["name"]))
+        return {i: str(names.get(i, i)) for i in ids}
+
+    # --- shortest paths on the CSR ------------------------------------------------------------------
+    def shortest_path(self, source: str, target: str, max_hops: int = 3,
+                      avoid: Callable[[np.ndarray], np.ndarray] | None = None) -> GraphPath | None:
+        """A shortest path between two knowledge-graph nodes, or None beyond ``max_hops``.
+
+        Breadth-first search from ``source`` over the CSR adjacency. Among equally short paths the
+        lowest-degree predecessor is chosen at each step, so paths go through specific nodes rather than
+        hubs (a path through a 500-gene pathway explains less than one through a 10-gene one).
+
+        Raises
+        ------
+        KeyError
+            Never: unknown ids give None.
+        """
+        index = self.kg.index
+        s, t = index.get(source), index.get(target)
+        if s is None or t is None or s == t:
+            return None
+        adj = self.kg.adjacency
+        n = self.kg.n_nodes
+        degree = np.diff(adj.indptr)
+        parent = np.full(n, -1, dtype=np.int64)
+        visited = np.zeros(n, dtype=bool)
+        visited[s] = True
+        frontier = np.array([s], dtype=np.int64)
+        for _ in range(max_hops):
+            sub = adj[frontier]
+            rows = np.repeat(frontier, np.diff(sub.indptr))
+            cols = sub.indices.astype(np.int64)
+            fresh = ~visited[cols]
+            rows, cols = rows[fresh], cols[fresh]
+            if cols.size == 0:
+                return None
+            order = np.lexsort((rows, degree[rows]))  # lowest-degree parent first, then by index
+            rows, cols = rows[order], cols[order]
+            new, first = np.unique(cols, return_index=True)
+            parent[new] = rows[first]
+            visited[new] = True
+            if visited[t]:
+                break
+            frontier = new
+        if not visited[t]:
+            return None
+        path = [t]
+        while path[-1] != s:
+            path.append(int(parent[path[-1]]))
+        ids = [str(self.kg.node_ids[i]) for i in reversed(path)]
+        return self.annotate(ids)
+
+    def annotate(self, ids: Sequence[str]) -> GraphPath:
+        """Names and relationship types of a node-id path (consecutive nodes must be adjacent)."""
+        edges = self.store.edges_among(list(ids))
+        by_pair: dict[frozenset[str], list[tuple[str, str, str]]] = {}
+        for src, dst, rel in zip(edges["source"], edges["target"], edges["rel_type"]):
+            by_pair.setdefault(frozenset((src, dst)), []).append((str(src), str(rel), str(dst)))
+        names = self.names(ids)
+        relations, chosen = [], []
+        for a, b in zip(ids, ids[1:]):
+            found = sorted(by_pair.get(frozenset((a, b)), [(a, "RELATED", b)]), key=lambda e: e[1])
+            relations.append("|".join(e[1] for e in found))
+            chosen.append(found[0])
+        return GraphPath(tuple(ids), tuple(names[i] for i in ids), tuple(relations), tuple(chosen))
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _json_params(parameters: dict[str, Any]) -> dict[str, Any]:
+    return {k: ([_json_value(x) for x in v] if isinstance(v, (list, tuple)) else _json_value(v))
+            for k, v in parameters.items()}

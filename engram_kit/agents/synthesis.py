@@ -1,0 +1,189 @@
+"""Synthesis agent: merges the other agents' findings into one answer, citing only what they returned.
+
+Offline (no LLM) the merge is deterministic: the first findings of each agent in the fixed order
+literature, pathway, drug (up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
+plus *cross-agent links*: graph entities named in a graph finding that also appear in a top literature
+passage, which is where two independent kinds of evidence agree.
+
+With an LLM, the numbered findings ``[F1] .. [Fn]`` (grouped by agent) are the only material the
+model sees; it is asked for one paragraph whose every sentence ends with the ``[F#]`` markers it
+rests on. The reply is streamed as ``answer_chunk`` events, then validated: a sentence citing no
+finding, or an unknown one, is withheld (counted in ``withheld``), and each kept sentence becomes a
+claim carrying the citations of the findings it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engram_kit.agents.base import AgentContext, Emit
+from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
+from engram_kit.answering import Answer, Claim
+
+_MARKER = re.compile(r"\[F(\d+)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+SYSTEM_PROMPT = (
+    "You merge findings of specialised biomedical agents into one paragraph. Use only the numbered findings "
+    "given. End every sentence with the markers of the findings it rests on, placed before its full stop, "
+    "e.g. 'BACE1 cleaves APP [F2][F5].' Do not add facts, "
+    "numbers or names that are not in the findings. If findings disagree, say so."
+)
+
+
+@dataclass(frozen=True)
+class AgentFinding:
+    """A finding handed to synthesis: its number ``F#``, the agent that produced it and the claim."""
+
+    label: str
+    agent: str
+    claim: Claim
+
+
+@dataclass
+class SynthesisReport:
+    """The merged answer.
+
+    Attributes
+    ----------
+    text : Markdown paragraph(s) with ``[F#]`` markers.
+    claims : kept statements, each with the citations of the findings it cites.
+    findings : the numbered findings synthesis worked from.
+    cross_links : entity names supported by both graph findings and literature passages.
+    withheld : LLM sentences dropped by the validator (no or unknown ``[F#]``); 0 offline.
+    mode : ``"deterministic"`` or the LLM provider name.
+    """
+
+    text: str
+    claims: list[Claim]
+    findings: list[AgentFinding]
+    cross_links: list[str] = field(default_factory=list)
+    withheld: int = 0
+    mode: str = "deterministic"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "claims": [asdict(c) for c in self.claims],
+                "findings": [{"label": f.label, "agent": f.agent, **asdict(f.claim)} for f in self.findings],
+                "cross_links": self.cross_links, "withheld": self.withheld, "mode": self.mode}
+
+
+def collect_findings(results: dict[str, Any], limit: int) -> list[AgentFinding]:
+    """Number the agents' claims ``F1..Fn``: round-robin over literature, pathway, drug so every agent is
+    represented, duplicates (same citations) dropped."""
+    queues: list[tuple[str, list[Claim]]] = []
+    for agent in ("literature", "pathway", "drug"):
+        result = results.get(agent)
+        if result is None:
+            continue
+        claims = result.claims if isinstance(result, Answer) else result.findings
+        queues.append((agent, [c for c in claims if c.citations]))  # uncited statements are never merged
+    out: list[AgentFinding] = []
+    seen: set[tuple[str, ...]] = set()
+    while len(out) < limit and any(q for _, q in queues):
+        for agent, queue in queues:
+            while queue:
+                claim = queue.pop(0)
+                key = tuple(c.ref for c in claim.citations) or (claim.text,)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(AgentFinding(f"F{len(out) + 1}", agent, claim))
+                    break
+            if len(out) >= limit:
+                break
+    return out
+
+
+def cross_links(results: dict[str, Any]) -> list[str]:
+    """Names of graph entities in graph findings that also appear in the literature agent's passages."""
+    answer = results.get("literature")
+    if not isinstance(answer, Answer):
+        return []
+    mentioned = {m.lower() for p in answer.retrieval.passages for m in p.entities}
+    texts = " ".join(c.text.lower() for agent in ("pathway", "drug") if results.get(agent) is not None
+                     for c in results[agent].findings)
+    return sorted({name for name in mentioned if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", texts)})
+
+
+class SynthesisAgent:
+    """See the module docstring."""
+
+    name = "synthesis"
+
+    def run(self, context: AgentContext, emit: Emit, results: dict[str, Any]) -> SynthesisReport:
+        """Merge ``results`` (agent name -> report or :class:`Answer`) into a :class:`SynthesisReport`."""
+        emit(StatusEvent(self.name, "merging agent findings"))
+        findings = collect_findings(results, context.options.synthesis_findings)
+        links = cross_links(results)
+        if context.llm is None or not findings:
+            report = self._deterministic(findings, links)
+            for line in report.text.splitlines():
+                emit(AnswerChunkEvent(self.name, line + "\n"))
+        else:
+            report = self._with_llm(context, emit, findings, links)
+        emit(SynthesisEvent(self.name, report))
+        return report
+
+    @staticmethod
+    def _deterministic(findings: list[AgentFinding], links: list[str]) -> SynthesisReport:
+        headings = {"literature": "From the literature", "pathway": "From pathways and graph paths",
+                    "drug": "From compounds and targets"}
+        lines: list[str] = []
+        for agent, heading in headings.items():
+            mine = [f for f in findings if f.agent == agent]
+            if mine:
+                lines.append(f"**{heading}:** " + " ".join(f"{f.claim.text.rstrip('.')}. [{f.label}]" for f in mine))
+        if links:
+            lines.append("**Supported by both the graph and the literature:** " + ", ".join(links) + ".")
+        if not lines:
+            lines.append("No agent returned evidence for this question.")
+        return SynthesisReport("\n\n".join(lines), [f.claim for f in findings], findings, links, 0, "deterministic")
+
+    def _with_llm(self, context: AgentContext, emit: Emit, findings: list[AgentFinding],
+                  links: list[str]) -> SynthesisReport:
+        llm = context.llm
+        assert llm is not None
+        blocks = []
+        for agent in dict.fromkeys(f.agent for f in findings):
+            lines = [f"[{f.label}] {f.claim.text.rstrip('.')}." for f in findings if f.agent == agent]
+            blocks.append(f"{agent.capitalize()} agent findings:\n" + "\n".join(lines))
+        numbered = "\n\n".join(blocks)
+        prompt = f"{numbered}\n\nWrite the paragraph answering the question.\nQuestion: {context.question}"
+        pieces: list[str] = []
+        for chunk in llm.stream([{"role": "user", "content": prompt}], system=SYSTEM_PROMPT,
+                                max_tokens=context.options.synthesis_max_tokens):
+            pieces.append(chunk)
+            emit(AnswerChunkEvent(self.name, chunk))
+        text = "".join(pieces).strip()
+        claims, withheld = validate_paragraph(text, findings)
+        kept = " ".join(c.text for c in claims)
+        return SynthesisReport(kept, claims, findings, links, withheld, getattr(llm, "name", "llm"))
+
+
+def validate_paragraph(text: str, findings: list[AgentFinding]) -> tuple[list[Claim], int]:
+    """Split an LLM paragraph into sentences; keep those citing only known ``[F#]`` markers.
+
+    Sentences end at ``.``, ``!`` or ``?`` followed by white space. A sentence's markers may trail it
+    before the full stop (``"... APP [F2][F5]."``, as the prompt asks) or lead it (``"[F2] ..."``, as
+    :class:`~engram_kit.llm.OfflineLLM` returns labelled context sentences).
+
+    Returns
+    -------
+    (claims, withheld) : kept sentences (markers removed) as claims with the citations of the findings
+        they cite, and the number of sentences withheld (no marker, or a marker naming no finding).
+    """
+    by_label = {f.label: f for f in findings}
+    claims: list[Claim] = []
+    withheld = 0
+    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+        labels = [f"F{n}" for n in _MARKER.findall(sentence)]
+        plain = re.sub(r"\s+([.,;!?])", r"\1", " ".join(_MARKER.sub(" ", sentence).split())).strip()
+        if not plain or plain in {".", "-"}:
+            continue
+        if not labels or any(label not in by_label for label in labels):
+            withheld += 1
+            continue
+        citations = tuple(dict.fromkeys(c for label in labels for c in by_label[label].claim.citations))
+        claims.append(Claim(plain, citations))
+    return claims, withheld
