@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 # shellcheck disable=SC1091
 . .venv/bin/activate
+# The dashboard browser test drives Debian's Chromium with Playwright (never Playwright's own browser download).
+# Installed when missing and we may (root + apt); otherwise that test skips and says why.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "warning: could not install chromium; the browser test will be skipped" >&2
+fi
 # Neo4j's own Cypher parser (npm @neo4j-cypher/language-support) lints every statement the Neo4j backend sends.
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null

@@ -9,7 +9,7 @@
 
 Examples
 --------
->>> result = ws.investigate("Which compounds could be repurposed for Alzheimer's disease via BACE1?")  # doctest: +SKIP
+>>> result = ws.run_agents("Which compounds could be repurposed for Alzheimer's disease via BACE1?")  # doctest: +SKIP
 >>> print(result.routing.describe())                                                            # doctest: +SKIP
 """
 

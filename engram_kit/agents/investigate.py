@@ -11,7 +11,7 @@ Three ways in:
 * ``async for event in investigator.events(question)`` -- in asyncio code;
 * ``for event in investigator.iter_events(question)`` -- synchronous, also inside Jupyter, where an
   event loop is already running: the asyncio loop runs in a worker thread and events cross over a queue;
-* ``investigator.run(question)`` (or :meth:`Workspace.investigate`) -- the collected
+* ``investigator.run(question)`` (or :meth:`Workspace.run_agents`) -- the collected
   :class:`InvestigationResult`.
 """
 

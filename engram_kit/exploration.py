@@ -1,0 +1,271 @@
+"""Graph exploration without an LLM: find an entity by name or synonym, list its typed neighbourhood with provenance.
+
+* :class:`EntitySearch` answers "which graph entities does this text name?" for autocomplete: exact,
+  then prefix, then substring matches over the workspace lexicon (Hetionet names plus the synonym tables:
+  gene symbols, MeSH, Disease Ontology, DrugBank aliases), each match saying which surface form matched.
+* :func:`neighbourhood` lists a node's knowledge-graph edges, optionally of chosen relationship types,
+  with each edge's provenance as Hetionet records it (``sources``, ``license``, ``unbiased``,
+  ``pubmed_ids``).
+
+Both return plain dataclasses with ``to_frame()``; :mod:`engram_widgets.explorer` renders them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from engram_kit.errors import DataError, QueryError
+from engram_kit.exports import kind_color
+from engram_kit.extraction.lexicon import SOURCES, Lexicon
+from engram_kit.extraction.normalize import normalize_name
+from engram_kit.kg.schema import LABEL_TO_KIND, METAEDGE_BY_REL_TYPE
+from engram_kit.store.base import GraphStore
+from engram_kit.store.cypher import DOMAIN_REL_TYPES
+
+#: Most edges returned per direction by :func:`neighbourhood` unless the caller asks otherwise.
+DEFAULT_NEIGHBOUR_LIMIT = 300
+#: Columns of :attr:`Neighbourhood.edges`.
+NEIGHBOUR_COLUMNS: tuple[str, ...] = (
+    "source", "target", "rel_type", "direction", "neighbour_id", "neighbour_name", "neighbour_kind",
+    "sources", "license", "unbiased", "pubmed_ids",
+)
+
+_REL_UNION = "|".join(DOMAIN_REL_TYPES)
+_RETURN = ("a.id AS source, b.id AS target, label(r) AS rel_type, r.sources AS sources, r.license AS license, "
+           "r.unbiased AS unbiased, r.pubmed_ids AS pubmed_ids")
+#: Cypher of the two neighbourhood reads, keyed by name and dialect like ``store.cypher.STATEMENTS``.
+#: TODO(store owner): move into ``engram_kit.store.cypher.STATEMENTS`` (names ``neighbours_out`` /
+#: ``neighbours_in``) and read them with ``statement()``; kept here until then because that file has an owner.
+NEIGHBOUR_STATEMENTS: dict[str, dict[str, str]] = {
+    "neighbours_out": {
+        "ladybug": f"MATCH (a)-[r:{_REL_UNION}]->(b) WHERE a.id = $id RETURN {_RETURN}, b.name AS neighbour_name, "
+                   "label(b) AS neighbour_label LIMIT $limit",
+        "neo4j": f"MATCH (a {{id: $id}})-[r:{_REL_UNION}]->(b) RETURN {_RETURN.replace('label(r)', 'type(r)')}, "
+                 "b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
+    },
+    "neighbours_in": {
+        "ladybug": f"MATCH (a)-[r:{_REL_UNION}]->(b) WHERE b.id = $id RETURN {_RETURN}, a.name AS neighbour_name, "
+                   "label(a) AS neighbour_label LIMIT $limit",
+        "neo4j": f"MATCH (a)-[r:{_REL_UNION}]->(b {{id: $id}}) RETURN {_RETURN.replace('label(r)', 'type(r)')}, "
+                 "a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
+    },
+}
+
+
+# ------------------------------------------------------------------------------------------ search
+@dataclass(frozen=True)
+class EntityMatch:
+    """One search hit: a graph node and the surface form that matched.
+
+    ``match`` is ``"exact"``, ``"prefix"`` or ``"substring"`` (best first); ``source`` the lexicon source
+    of the surface form (``"name"`` = Hetionet's own name, else a synonym table, see
+    :data:`engram_kit.extraction.lexicon.SOURCES`).
+    """
+
+    node_id: str
+    name: str
+    kind: str
+    surface: str
+    source: str
+    match: str
+
+    @property
+    def label(self) -> str:
+        """Display text: ``"BACE1 (Gene)"`` or ``"beta-secretase 1 → BACE1 (Gene)"`` for a synonym."""
+        if self.source == "name" or self.surface == self.name:
+            return f"{self.name} ({self.kind})"
+        return f"{self.surface} → {self.name} ({self.kind})"
+
+
+@dataclass
+class EntitySearchResult:
+    """Matches of one query, best first."""
+
+    query: str
+    matches: list[EntityMatch] = field(default_factory=list)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([m.__dict__ for m in self.matches],
+                            columns=["node_id", "name", "kind", "surface", "source", "match"])
+
+
+class EntitySearch:
+    """Autocomplete over a :class:`~engram_kit.extraction.lexicon.Lexicon` (names and synonyms).
+
+    Keys are the lexicon's normalised forms (case-folded, punctuation collapsed, see
+    :func:`~engram_kit.extraction.normalize.normalize_name`), so ``"alzheimer's"`` finds
+    ``"Alzheimer Disease"``. Building sorts the keys once (~0.1 s for 107k keys); a query is a binary
+    search for prefixes plus, when fewer than ``limit`` hits were found, a linear substring scan.
+
+    Parameters
+    ----------
+    lexicon : the workspace lexicon (``Workspace.lexicon``).
+    """
+
+    #: Shortest normalised query that triggers the substring scan (shorter ones match too much).
+    MIN_SUBSTRING_CHARS = 3
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self._keys = sorted(lexicon.keys())
+
+    def search(self, text: str, *, limit: int = 20, kinds: set[str] | None = None) -> EntitySearchResult:
+        """Entities whose name or synonym matches ``text``; one hit per node (its best surface form).
+
+        Parameters
+        ----------
+        text : what the user typed (any case/punctuation).
+        limit : most hits returned, >= 1.
+        kinds : restrict to these Hetionet kinds (None: all).
+
+        Raises
+        ------
+        QueryError
+            If ``limit < 1``.
+        """
+        if limit < 1:
+            raise QueryError(f"limit={limit}: ask for at least one match.")
+        query = normalize_name(text or "")
+        result = EntitySearchResult(text)
+        if not query:
+            return result
+        seen: set[str] = set()
+        rank = {s: i for i, s in enumerate(SOURCES)}
+
+        def take(keys: list[str], how: str) -> None:
+            entries = [e for k in keys for e in self.lexicon.get(k) if kinds is None or e.kind in kinds]
+            # shorter surface forms and authoritative sources first (a prefix "bace" -> BACE1 before BACE2-AS)
+            entries.sort(key=lambda e: (rank.get(e.source, len(rank)), len(e.surface), e.surface))
+            for e in entries:
+                if len(result.matches) >= limit:
+                    return
+                if e.node_id in seen:
+                    continue
+                seen.add(e.node_id)
+                name, kind = self.lexicon.node_names.get(e.node_id, (e.surface, e.kind))
+                result.matches.append(EntityMatch(e.node_id, name, kind, e.surface, e.source, how))
+
+        take([query] if self.lexicon.get(query) else [], "exact")
+        lo = bisect.bisect_left(self._keys, query)
+        hi = bisect.bisect_left(self._keys, query + "\uffff")
+        prefix = sorted((k for k in self._keys[lo:hi] if k != query), key=len)[: limit * 5]
+        take(prefix, "prefix")
+        if len(result.matches) < limit and len(query) >= self.MIN_SUBSTRING_CHARS:
+            inner = sorted((k for k in self._keys if query in k and not k.startswith(query)), key=len)[: limit * 5]
+            take(inner, "substring")
+        return result
+
+
+# ---------------------------------------------------------------------------------- neighbourhood
+@dataclass
+class Neighbourhood:
+    """A node and its knowledge-graph edges (with Hetionet provenance).
+
+    Attributes
+    ----------
+    node_id, name, kind : the centre node.
+    edges : DataFrame with columns :data:`NEIGHBOUR_COLUMNS`; ``direction`` is ``"out"`` (centre is the
+        stored source) or ``"in"``; provenance columns are strings (``sources``/``pubmed_ids``
+        ``|``-joined, ``unbiased`` ``"true"``/``"false"``, empty when Hetionet records nothing).
+    rel_type_counts : edges per relationship type among the returned edges.
+    truncated : True when a direction hit ``limit`` (more edges exist).
+    """
+
+    node_id: str
+    name: str
+    kind: str
+    edges: pd.DataFrame
+    rel_type_counts: dict[str, int]
+    truncated: bool = False
+
+    def to_frame(self) -> pd.DataFrame:
+        """The edges (one row per edge)."""
+        return self.edges
+
+    def provenance_summary(self) -> pd.DataFrame:
+        """Edges per (relationship type, source, licence): where this node's knowledge comes from."""
+        if self.edges.empty:
+            return pd.DataFrame(columns=["rel_type", "sources", "license", "edges"])
+        return (self.edges.groupby(["rel_type", "sources", "license"], dropna=False).size()
+                .rename("edges").reset_index().sort_values("edges", ascending=False, ignore_index=True))
+
+    def describe_edge(self, row: Any) -> str:
+        """``"BACE1 interacts with APP"`` for an edge row (verb from the Hetionet metaedge)."""
+        meta = METAEDGE_BY_REL_TYPE.get(row.rel_type)
+        verb = meta.verb if meta else row.rel_type.lower()
+        a, b = (self.name, row.neighbour_name) if row.direction == "out" else (row.neighbour_name, self.name)
+        return f"{a} {verb} {b}"
+
+    def to_cytoscape(self, *, max_neighbours: int | None = None) -> dict[str, list[dict[str, Any]]]:
+        """Cytoscape.js JSON of the star (centre + neighbours; ``data.color`` is the Hetionet kind colour)."""
+        edges = self.edges if max_neighbours is None else self.edges[
+            self.edges["neighbour_id"].isin(list(dict.fromkeys(self.edges["neighbour_id"]))[:max_neighbours])]
+        nodes = {self.node_id: {"data": {"id": self.node_id, "label": self.name, "kind": self.kind,
+                                         "color": kind_color(self.kind), "is_seed": True}, "classes": "seed"}}
+        for r in edges.itertuples(index=False):
+            nodes.setdefault(r.neighbour_id, {"data": {"id": r.neighbour_id, "label": r.neighbour_name,
+                                                       "kind": r.neighbour_kind, "color": kind_color(r.neighbour_kind),
+                                                       "is_seed": False}, "classes": ""})
+        out = [{"data": {"id": f"{r.source}|{r.rel_type}|{r.target}", "source": r.source, "target": r.target,
+                         "label": r.rel_type, "provenance": "curated", "sources": r.sources, "license": r.license},
+                "classes": "curated"} for r in edges.itertuples(index=False)]
+        return {"nodes": list(nodes.values()), "edges": out}
+
+
+def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list[str] | None = None,
+                  limit: int = DEFAULT_NEIGHBOUR_LIMIT, name: str = "", kind: str = "") -> Neighbourhood:
+    """A node's knowledge-graph edges in both directions, with their Hetionet provenance.
+
+    Parameters
+    ----------
+    store : the workspace graph store.
+    node_id : Hetionet node id, e.g. ``"Gene::23621"``.
+    rel_types : keep only these relationship types (``"INTERACTS_GiG"``...); None keeps all.
+    limit : most edges read per direction (before the ``rel_types`` filter), >= 1.
+    name, kind : the centre's name and kind if known (else read from the store).
+
+    Raises
+    ------
+    DataError
+        If ``node_id`` is not a knowledge-graph node of the store, or a relationship type is unknown.
+    QueryError
+        If ``limit < 1``.
+    """
+    if limit < 1:
+        raise QueryError(f"limit={limit}: read at least one edge per direction.")
+    unknown = sorted(set(rel_types or ()) - set(DOMAIN_REL_TYPES))
+    if unknown:
+        raise DataError(f"Unknown relationship type(s) {unknown}; use Hetionet types such as INTERACTS_GiG.")
+    if not name or not kind:
+        found = store.get_nodes([node_id])
+        if found.empty or found["label"].iloc[0] not in LABEL_TO_KIND:
+            raise DataError(f"{node_id!r} is not a knowledge-graph node of this workspace; find one with "
+                            "EntitySearch (Workspace.search_entities).")
+        name, kind = str(found["name"].iloc[0]), LABEL_TO_KIND[str(found["label"].iloc[0])]
+    frames, truncated = [], False
+    for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
+        text = NEIGHBOUR_STATEMENTS[statement_name].get(store.dialect)
+        if text is None:
+            raise QueryError(f"No {statement_name!r} Cypher for the {store.dialect!r} store.")
+        frame = store.query(text, {"id": node_id, "limit": int(limit)})
+        truncated = truncated or len(frame) >= limit
+        frame["direction"] = direction
+        frames.append(frame)
+    edges = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if edges.empty:
+        edges = pd.DataFrame(columns=list(NEIGHBOUR_COLUMNS))
+    else:
+        edges["neighbour_id"] = edges["target"].where(edges["direction"] == "out", edges["source"])
+        edges["neighbour_kind"] = edges.pop("neighbour_label").map(LABEL_TO_KIND).fillna("")
+        for col in ("sources", "license", "unbiased", "pubmed_ids"):
+            edges[col] = edges[col].fillna("").astype(str)
+        if rel_types:
+            edges = edges[edges["rel_type"].isin(set(rel_types))]
+        edges = edges[list(NEIGHBOUR_COLUMNS)].sort_values(["rel_type", "neighbour_name"], ignore_index=True)
+    counts = dict(Counter(edges["rel_type"]).most_common())
+    return Neighbourhood(node_id, name, kind, edges, counts, truncated)

@@ -1,0 +1,147 @@
+"""Conversation history of the research assistant, persisted in the workspace as JSON.
+
+Layout: ``<workspace>/conversations/<conversation id>.json``, one file per conversation, each holding its
+turns (question, source filter, the full ``Answer.to_dict()`` and a timestamp). Files are written
+atomically (temp file + rename). They live outside the graph store, so a dashboard that opened the
+workspace read-only (another process holds the store) can still keep its history.
+
+:func:`answer_from_dict` rebuilds an :class:`~engram_kit.answering.Answer` (with its retrieval result)
+from the stored dict, so a reopened conversation renders exactly like a live one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from engram_kit.answering import Answer, Citation, Claim
+from engram_kit.errors import DataError
+from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
+
+#: Sub-folder of a workspace holding conversation files.
+CONVERSATIONS_DIR = "conversations"
+#: Version of the conversation file layout.
+FORMAT_VERSION = 1
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Turn:
+    """One question and its answer (``answer`` is ``Answer.to_dict()``)."""
+
+    question: str
+    source: str
+    answer: dict[str, Any]
+    created: str = field(default_factory=_now)
+
+    def to_answer(self) -> Answer:
+        """The stored answer as an :class:`Answer` object."""
+        return answer_from_dict(self.answer)
+
+
+@dataclass
+class Conversation:
+    """A titled list of turns, saved as one JSON file in the workspace."""
+
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    title: str = ""
+    created: str = field(default_factory=_now)
+    updated: str = field(default_factory=_now)
+    turns: list[Turn] = field(default_factory=list)
+
+    def add(self, answer: Answer, source: str = "all") -> Turn:
+        """Append a turn for ``answer``; the first question becomes the title."""
+        turn = Turn(answer.question, source, answer.to_dict())
+        self.turns.append(turn)
+        self.title = self.title or answer.question[:80]
+        self.updated = turn.created
+        return turn
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION, **asdict(self)}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per turn: time, source filter, question, number of claims."""
+        return pd.DataFrame([{"created": t.created, "source": t.source, "question": t.question,
+                              "claims": len(t.answer.get("claims", []))} for t in self.turns],
+                            columns=["created", "source", "question", "claims"])
+
+    def save(self, workspace_path: str | Path) -> Path:
+        """Write (atomically) to ``<workspace>/conversations/<id>.json``; returns the file path."""
+        folder = Path(workspace_path) / CONVERSATIONS_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.id}.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1, default=str))
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Conversation:
+        """Read a conversation file.
+
+        Raises
+        ------
+        DataError
+            If the file is not a conversation file of a supported version.
+        """
+        path = Path(path)
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise DataError(f"Cannot read conversation {path}: {exc}. Delete or restore the file.") from exc
+        if doc.get("format_version") != FORMAT_VERSION:
+            raise DataError(f"{path} has conversation format {doc.get('format_version')!r}; this version reads "
+                            f"{FORMAT_VERSION}. Delete the file or use the engram-kit version that wrote it.")
+        turns = [Turn(**t) for t in doc.get("turns", [])]
+        return cls(doc["id"], doc.get("title", ""), doc.get("created", ""), doc.get("updated", ""), turns)
+
+
+def conversation_path(workspace_path: str | Path, conversation_id: str) -> Path:
+    """Path of a conversation file; refuses ids that are not plain file names."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", conversation_id):
+        raise DataError(f"{conversation_id!r} is not a conversation id (letters, digits, '-', '_').")
+    return Path(workspace_path) / CONVERSATIONS_DIR / f"{conversation_id}.json"
+
+
+def list_conversations(workspace_path: str | Path) -> pd.DataFrame:
+    """Saved conversations, newest first: ``id, title, turns, updated``. Unreadable files are skipped."""
+    rows = []
+    for path in sorted((Path(workspace_path) / CONVERSATIONS_DIR).glob("*.json")):
+        try:
+            conv = Conversation.load(path)
+        except DataError:
+            continue
+        rows.append({"id": conv.id, "title": conv.title, "turns": len(conv.turns), "updated": conv.updated})
+    frame = pd.DataFrame(rows, columns=["id", "title", "turns", "updated"])
+    return frame.sort_values("updated", ascending=False, ignore_index=True)
+
+
+def answer_from_dict(doc: dict[str, Any]) -> Answer:
+    """Rebuild an :class:`Answer` from ``Answer.to_dict()`` output (the inverse, for stored answers)."""
+    r = doc["retrieval"]
+    passages = []
+    for p in r.get("passages", []):
+        paths = tuple(EvidencePath(tuple(x["nodes"]), tuple(x["names"]), tuple(x["relations"]), x["mention"])
+                      for x in p.get("paths", []))
+        passages.append(PassageHit(**{**p, "entities": tuple(p.get("entities", ())), "paths": paths}))
+    result = RetrievalResult(
+        question=r["question"], source=r["source"], alpha=r["alpha"], damping=r["damping"],
+        entities=[ResolvedEntity(**e) for e in r.get("entities", [])], passages=passages,
+        subgraph_nodes=pd.DataFrame(r["subgraph"]["nodes"], columns=["id", "name", "kind", "ppr", "is_seed"]),
+        subgraph_edges=pd.DataFrame(r["subgraph"]["edges"], columns=["source", "target", "rel_type"]),
+        hub_mass=r.get("hub_mass", 0.0), ppr_iterations=r.get("ppr_iterations", 0), timings=r.get("timings", {}),
+        fallback=r.get("fallback", ""), unresolved=list(r.get("unresolved", [])),
+    )
+    claims = [Claim(c["text"], tuple(Citation(**x) for x in c["citations"])) for c in doc.get("claims", [])]
+    return Answer(doc["question"], claims, doc.get("mode", ""), result, list(doc.get("notes", [])))
