@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="engram", description="Biomedical GraphRAG workbench (engram-kit).")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
+    # -w is accepted before the subcommand too (`engram -w DIR ask ...`); the subcommand's -w wins.
+    parser.add_argument("-w", "--workspace", dest="global_workspace", type=Path, default=None,
+                        help="workspace folder (default: $ENGRAM_WORKSPACE or ./engram-workspace)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("init", help="create a workspace and load a knowledge graph (bundled sample by default)")
@@ -37,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the bundled sample, or $ENGRAM_DATA_DIR)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
 
-    p = sub.add_parser("ingest", help="ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok)")
+    p = sub.add_parser("ingest", help="ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), "
+                                      "documents (.pdf, .html, .md) and URLs")
     _workspace_arg(p)
     p.add_argument("files", nargs="+", type=Path)
 
@@ -88,6 +92,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     from engram_kit.ingestion.pubmed import read_pubmed
 
+    folders = [str(f) for f in args.files if f.is_dir()]
+    if folders:
+        raise DataError(f"{', '.join(folders)} is a folder; give the file(s) inside it, e.g. {folders[0]}/*.jsonl.gz.")
     missing = [str(f) for f in args.files if not f.is_file()]
     if missing:
         raise DataError(f"No such file: {', '.join(missing)}; check the path(s).")
@@ -97,6 +104,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for file in args.files:
             report = ws.ingest(file)
             print(f"{file}: {report}")
+            if report.read == 0:
+                print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
+                      "notes are not PubMed records: save them as .md to ingest them as a document.", file=sys.stderr)
             for pmid, message in report.errors[:10]:
                 print(f"  PMID {pmid}: {message}")
     return 0
@@ -571,6 +581,8 @@ COMMANDS.update({"map": cmd_map, "discover": cmd_discover})
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``engram`` command. Returns the process exit status."""
     args = build_parser().parse_args(argv)
+    if getattr(args, "workspace", None) is None and args.global_workspace is not None:
+        args.workspace = args.global_workspace
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -179,7 +179,8 @@ class Workspace:
         path = Path(path)
         manifest_path = path / MANIFEST
         if not manifest_path.exists():
-            raise WorkspaceError(f"No workspace at {path}: run `engram init` (or Workspace.create({str(path)!r})) first.")
+            raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` (or Workspace.create({str(path)!r})) "
+                                 "first.")
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("format_version") != FORMAT_VERSION:
             raise WorkspaceError(f"{path} has workspace format {manifest.get('format_version')}, this engram-kit "

@@ -44,3 +44,18 @@ def test_unknown_file_type_and_empty_question(workspace_path, workspace, tmp_pat
     assert "empty" in capsys.readouterr().err
     assert main(["ask", "-w", str(workspace_path), "How were the patients followed up over time?"]) == 0
     assert "semantic similarity only" in capsys.readouterr().out
+
+
+def test_workspace_option_before_the_subcommand_and_bad_top_k(workspace_path, workspace, tmp_path, capsys):
+    assert main(["-w", str(workspace_path), "info"]) == 0
+    assert "Hetionet v1.0" in capsys.readouterr().out
+    assert main(["-w", str(workspace_path), "ask", "What does metformin treat?", "--top-k", "0"]) == 2
+    assert "top_k >= 1" in capsys.readouterr().err
+    missing = tmp_path / "nowhere"
+    assert main(["-w", str(missing), "info"]) == 2
+    assert f"engram init -w {missing}" in capsys.readouterr().err
+
+
+def test_ingest_folder_and_empty_file_are_explained(workspace_path, workspace, tmp_path, capsys):
+    assert main(["ingest", "-w", str(workspace_path), str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err

@@ -170,7 +170,7 @@ class Retriever:
         Raises
         ------
         QueryError
-            Empty or over-long question, unknown source filter, alpha outside [0, 1].
+            Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1.
         """
         question = (question or "").strip()
         if not question:
@@ -182,6 +182,8 @@ class Retriever:
         alpha = self.settings.ppr_weight if alpha is None else float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the PPR share of the blended score.")
+        if top_k is not None and top_k < 1:
+            raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
         timings: dict[str, float] = {}
 
