@@ -109,3 +109,11 @@ def test_memory_seeds_shift_ranking(workspace):
     biased = workspace.retrieve(q, top_k=5, extra_seeds={"Gene::54209": 1.0})  # TREM2
     assert biased.subgraph_nodes.loc[biased.subgraph_nodes["id"] == "Gene::54209", "is_seed"].all()
     assert [p.passage_id for p in biased.passages] != [p.passage_id for p in base.passages]
+
+
+def test_generic_word_does_not_seed_a_fuzzy_match(workspace):
+    # "cancer" has no exact node; its best fuzzy match ("bone cancer", TF-IDF) must not steer PPR.
+    result = workspace.retrieve("What is the role of TP53 in cancer?", top_k=3)
+    seeds = {e.node_id for e in result.entities}
+    assert seeds == {"Gene::7157"}
+    assert "cancer" in result.unresolved

@@ -46,6 +46,12 @@ log = logging.getLogger(__name__)
 SOURCE_FILTERS: tuple[str, ...] = ("all", "pubmed", "uploaded")
 #: Longest question accepted, in characters (longer input is almost certainly a pasted document).
 MAX_QUESTION_CHARS = 2_000
+#: Lowest confidence at which a *fuzzy* resolution (character TF-IDF or embedding, not an exact name or
+#: alias) seeds PPR. Higher than ``Settings.min_link_confidence`` because one wrong seed steers the whole
+#: walk: "cancer" would otherwise seed "bone cancer" (TF-IDF 0.61) in "What is the role of TP53 in cancer?".
+FUZZY_SEED_CONFIDENCE = 0.7
+#: Resolution methods that are fuzzy (see :mod:`engram_kit.resolution`).
+FUZZY_METHODS = frozenset({"tfidf", "embedding"})
 #: Highest-PPR nodes of each kind always kept in the result subgraph (beside the overall top nodes).
 PER_KIND = 3
 #: A seed's neighbours of one kind are all kept in the subgraph when there are at most this many.
@@ -128,7 +134,7 @@ class Retriever:
         for mention in self.extractor.extract(question):
             candidates = [
                 c for c in self.resolver.resolve(mention, context=question)
-                if c.confidence >= self.settings.min_link_confidence and index.index_of(c.node_id) is not None
+                if c.confidence >= self._seed_threshold(c.method) and index.index_of(c.node_id) is not None
             ]
             if not candidates:
                 unresolved.append(mention.text)
@@ -147,6 +153,11 @@ class Retriever:
         ]
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
+
+    def _seed_threshold(self, method: str) -> float:
+        """Confidence a candidate needs to become a seed: stricter for fuzzy methods."""
+        floor = self.settings.min_link_confidence
+        return max(floor, FUZZY_SEED_CONFIDENCE) if method in FUZZY_METHODS else floor
 
     def retrieve(
         self,
