@@ -25,7 +25,7 @@ from engram_kit.extraction.lexicon import SOURCES, Lexicon
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.kg.schema import LABEL_TO_KIND, METAEDGE_BY_REL_TYPE
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import DOMAIN_REL_TYPES
+from engram_kit.store.cypher import DOMAIN_REL_TYPES, statement
 
 #: Most edges returned per direction by :func:`neighbourhood` unless the caller asks otherwise.
 DEFAULT_NEIGHBOUR_LIMIT = 300
@@ -34,28 +34,6 @@ NEIGHBOUR_COLUMNS: tuple[str, ...] = (
     "source", "target", "rel_type", "direction", "neighbour_id", "neighbour_name", "neighbour_kind",
     "sources", "license", "unbiased", "pubmed_ids",
 )
-
-_REL_UNION = "|".join(DOMAIN_REL_TYPES)
-_RETURN = ("a.id AS source, b.id AS target, label(r) AS rel_type, r.sources AS sources, r.license AS license, "
-           "r.unbiased AS unbiased, r.pubmed_ids AS pubmed_ids")
-#: Cypher of the two neighbourhood reads, keyed by name and dialect like ``store.cypher.STATEMENTS``.
-#: TODO(store owner): move into ``engram_kit.store.cypher.STATEMENTS`` (names ``neighbours_out`` /
-#: ``neighbours_in``) and read them with ``statement()``; kept here until then because that file has an owner.
-NEIGHBOUR_STATEMENTS: dict[str, dict[str, str]] = {
-    "neighbours_out": {
-        "ladybug": f"MATCH (a)-[r:{_REL_UNION}]->(b) WHERE a.id = $id RETURN {_RETURN}, b.name AS neighbour_name, "
-                   "label(b) AS neighbour_label LIMIT $limit",
-        "neo4j": f"MATCH (a {{id: $id}})-[r:{_REL_UNION}]->(b) RETURN {_RETURN.replace('label(r)', 'type(r)')}, "
-                 "b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
-    },
-    "neighbours_in": {
-        "ladybug": f"MATCH (a)-[r:{_REL_UNION}]->(b) WHERE b.id = $id RETURN {_RETURN}, a.name AS neighbour_name, "
-                   "label(a) AS neighbour_label LIMIT $limit",
-        "neo4j": f"MATCH (a)-[r:{_REL_UNION}]->(b {{id: $id}}) RETURN {_RETURN.replace('label(r)', 'type(r)')}, "
-                 "a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
-    },
-}
-
 
 # ------------------------------------------------------------------------------------------ search
 @dataclass(frozen=True)
@@ -249,9 +227,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
         name, kind = str(found["name"].iloc[0]), LABEL_TO_KIND[str(found["label"].iloc[0])]
     frames, truncated = [], False
     for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
-        text = NEIGHBOUR_STATEMENTS[statement_name].get(store.dialect)
-        if text is None:
-            raise QueryError(f"No {statement_name!r} Cypher for the {store.dialect!r} store.")
+        text = statement(statement_name, store.dialect)
         frame = store.query(text, {"id": node_id, "limit": int(limit)})
         truncated = truncated or len(frame) >= limit
         frame["direction"] = direction

@@ -450,6 +450,27 @@ DOCUMENT_STATEMENTS: dict[str, dict[str, str]] = {
 }
 STATEMENTS.update(DOCUMENT_STATEMENTS)
 
+_NEIGHBOUR_RETURN = ("a.id AS source, b.id AS target, label(r) AS rel_type, r.sources AS sources, "
+                     "r.license AS license, r.unbiased AS unbiased, r.pubmed_ids AS pubmed_ids")
+_NEIGHBOUR_RETURN_NEO4J = _NEIGHBOUR_RETURN.replace("label(r)", "type(r)")
+#: One-hop neighbourhood reads of a domain node (graph explorer, :mod:`engram_kit.exploration`), with
+#: edge provenance. ``$id`` is the node id, ``$limit`` the most edges per direction.
+EXPLORATION_STATEMENTS: dict[str, dict[str, str]] = {
+    "neighbours_out": {
+        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id = $id RETURN {_NEIGHBOUR_RETURN}, "
+                   "b.name AS neighbour_name, label(b) AS neighbour_label LIMIT $limit",
+        "neo4j": f"MATCH (a {{id: $id}})-[r:{_DOMAIN_REL_UNION}]->(b) RETURN {_NEIGHBOUR_RETURN_NEO4J}, "
+                 "b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
+    },
+    "neighbours_in": {
+        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE b.id = $id RETURN {_NEIGHBOUR_RETURN}, "
+                   "a.name AS neighbour_name, label(a) AS neighbour_label LIMIT $limit",
+        "neo4j": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b {{id: $id}}) RETURN {_NEIGHBOUR_RETURN_NEO4J}, "
+                 "a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
+    },
+}
+STATEMENTS.update(EXPLORATION_STATEMENTS)
+
 
 def statement(name: str, dialect: str, **identifiers: str) -> str:
     """Return the text of a registered statement, with schema identifiers filled in.
@@ -616,7 +637,7 @@ def neo4j_index_statements() -> list[str]:
 NEO4J_PARAMETERS: dict[str, object] = {
     "rows": [], "ids": [], "article_ids": [], "article_id": "", "id": "", "status": "", "error": "", "source": "",
     "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
-    "max_iterations": 100, "node_projection": [], "relationship_projection": {},
+    "max_iterations": 100, "node_projection": [], "relationship_projection": {}, "limit": 300,
 }
 #: Keys of the maps in list parameters (``$rows``, ``$seeds``): the linter sees ``row.source_id`` as a
 #: property access, so these are declared beside the graph's property keys.
