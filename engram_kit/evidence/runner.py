@@ -26,9 +26,6 @@ from engram_kit.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
-_INTERRUPTED = "Interrupted"
-_READ_ONLY_TXN = "read-only transaction"
-
 
 @dataclass(frozen=True)
 class DeskLimits:
@@ -67,8 +64,9 @@ class DeskLimits:
 def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float) -> pd.DataFrame:
     """Run one query in a ``READ ONLY`` transaction with a timeout; return its rows.
 
-    LadybugDB: uses the store's connection (``set_query_timeout`` in ms, reset afterwards). Other stores:
-    :meth:`GraphStore.query` (their own read-only handling; no timeout).
+    Delegates to the store: ``LadybugStore.read_only_query`` (READ ONLY transaction, query timeout) or
+    ``Neo4jStore.read_query`` (EXPLAIN must say read-only, READ session, transaction timeout); any other
+    store falls back to :meth:`GraphStore.query` (its own read-only handling, no timeout).
 
     Raises
     ------
@@ -77,38 +75,11 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
     QueryError
         On timeout or any other database error.
     """
-    connection_of = getattr(store, "_connection", None)
-    if connection_of is None or getattr(store, "dialect", "") != "ladybug":
-        return store.query(cypher, parameters)
-    # The store's public query() has no timeout argument; the desk needs one, so it drives the connection.
-    conn = connection_of()
-    conn.set_query_timeout(int(timeout_s * 1000))
-    began = False
-    try:
-        conn.execute("BEGIN TRANSACTION READ ONLY")
-        began = True
-        result = conn.execute(cypher, parameters)
-        if isinstance(result, list):
-            raise QueryGuardError("Query refused (multiple statements): the database saw several statements.")
-        frame = result.get_as_df()
-        conn.execute("COMMIT")
-        began = False
-        return frame
-    except RuntimeError as exc:
-        message = str(exc)
-        if _INTERRUPTED in message:
-            raise QueryError(f"Query timed out after {timeout_s:g} s (LadybugDB interrupted it); narrow the "
-                             "pattern, add a LIMIT, or start from a specific node id.") from exc
-        if _READ_ONLY_TXN in message:
-            raise QueryGuardError(f"Query refused by the database's read-only transaction: {message}") from exc
-        raise QueryError(f"LadybugDB failed on the desk query: {message}") from exc
-    finally:
-        if began:
-            try:
-                conn.execute("ROLLBACK")
-            except RuntimeError:
-                pass  # a failed statement already rolled the transaction back
-        conn.set_query_timeout(0)
+    if hasattr(store, "read_only_query"):  # LadybugStore: READ ONLY transaction + set_query_timeout
+        return store.read_only_query(cypher, parameters, timeout_s=timeout_s)
+    if hasattr(store, "read_query"):  # Neo4jStore: EXPLAIN must say read-only, READ session, tx timeout
+        return store.read_query(cypher, parameters, timeout_s=timeout_s).frame
+    return store.query(cypher, parameters)
 
 
 @dataclass

@@ -52,6 +52,7 @@ from engram_kit.errors import (
     EngramError,
     IngestionError,
     QueryError,
+    QueryGuardError,
     ReadOnlyError,
     WorkspaceError,
     WorkspaceLockedError,
@@ -835,6 +836,51 @@ class LadybugStore(GraphStore):
             return self._execute(cypher, parameters, what="the user query")
         with self._transaction(read_only=True):  # blocks writes even on a writer's shared database
             return self._execute(cypher, parameters, what="the user query")
+
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
+                        timeout_s: float = 10.0) -> pd.DataFrame:
+        """Run one statement in a ``READ ONLY`` transaction with a timeout (the evidence desk's second line
+        of defence after its static guard).
+
+        Parameters
+        ----------
+        timeout_s : seconds before LadybugDB interrupts the query (checked coarsely by LadybugDB), > 0.
+
+        Raises
+        ------
+        QueryGuardError
+            If the database refused a write inside the read-only transaction, or saw several statements.
+        QueryError
+            On timeout or any other database error.
+        """
+        conn = self._connection()
+        conn.set_query_timeout(int(timeout_s * 1000))
+        began = False
+        try:
+            conn.execute("BEGIN TRANSACTION READ ONLY")
+            began = True
+            result = conn.execute(cypher, parameters or {})
+            if isinstance(result, list):
+                raise QueryGuardError("Query refused (multiple statements): the database saw several statements.")
+            frame = result.get_as_df()
+            conn.execute("COMMIT")
+            began = False
+            return frame
+        except RuntimeError as exc:
+            message = str(exc)
+            if "Interrupted" in message:
+                raise QueryError(f"Query timed out after {timeout_s:g} s (LadybugDB interrupted it); narrow the "
+                                 "pattern, add a LIMIT, or start from a specific node id.") from exc
+            if "read-only transaction" in message:
+                raise QueryGuardError(f"Query refused by the database's read-only transaction: {message}") from exc
+            raise QueryError(f"LadybugDB failed on the query: {message}") from exc
+        finally:
+            if began:
+                try:
+                    conn.execute("ROLLBACK")
+                except RuntimeError:
+                    pass  # a failed statement already rolled the transaction back
+            conn.set_query_timeout(0)
 
 
 # --- batch preparation -------------------------------------------------------------------------------
