@@ -44,6 +44,8 @@ from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError, DownloadError
 from engram_kit.kg.schema import (
+    HETIONET_SCHEMA,
+    GraphSchema,
     METAEDGE_BY_ABBREVIATION,
     METAEDGE_BY_REL_TYPE,
     METAEDGES,
@@ -238,6 +240,8 @@ class KnowledgeGraph:
     report: LoadReport
     name: str = "Hetionet"
     version: str = "v1.0"
+    #: The domain layer the store creates for this graph (Hetionet's fixed schema, or one derived from KGX).
+    schema: GraphSchema = HETIONET_SCHEMA
 
     @property
     def n_nodes(self) -> int:
