@@ -79,10 +79,13 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     path = args.workspace or default_workspace_path()
     print(f"Creating workspace {path} ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force) as ws:
+    with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local") as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
+        vec = ws.manifest["vector_store"]
+        if vec["kind"] != "local":
+            print(f"Passage vectors: Chroma server {vec['url']}, collection {vec['collection']}.")
         print(f"Next: engram ingest <abstracts.jsonl> -w {path}")
     return 0
 
@@ -232,16 +235,23 @@ def _add_scale_out_parsers(sub: argparse._SubParsersAction) -> None:
                                                     "from $NEO4J_PASSWORD only, never from the command line")
         p.add_argument("--database", default=None, help="Neo4j database (default $NEO4J_DATABASE or neo4j)")
 
+    def chroma_args(p: argparse.ArgumentParser, default: str) -> None:
+        p.add_argument("--chroma-url", default=None, metavar="URL",
+                       help=f"keep the passage vectors on a Chroma server (`chroma run`), e.g. http://localhost:8000; "
+                            f"the token is read from $CHROMA_TOKEN only (default: {default})")
+
     init = sub.choices["init"]
     init.add_argument("--backend", choices=["ladybug", "neo4j"], default="ladybug",
                       help="graph backend: embedded LadybugDB (default) or a Neo4j + GDS server (docs/scaling-out.md)")
     neo4j_args(init)
+    chroma_args(init, "vectors in the workspace folder")
 
     p = sub.add_parser("migrate", help="copy an embedded workspace into Neo4j, as a new workspace folder")
     _workspace_arg(p)
     p.add_argument("--to", type=Path, required=True, help="the new (Neo4j-backed) workspace folder")
     p.add_argument("--force", action="store_true", help="replace an existing workspace at --to")
     neo4j_args(p)
+    chroma_args(p, "where the source workspace keeps them")
 
     p = sub.add_parser("export", help="export the workspace graph (neo4j-admin import CSVs)")
     _workspace_arg(p)
@@ -249,6 +259,11 @@ def _add_scale_out_parsers(sub: argparse._SubParsersAction) -> None:
                    help="folder for nodes_<Label>.csv, relationships_<TYPE>.csv and import.sh")
     p.add_argument("--database", default="neo4j", help="database name used in import.sh (default neo4j)")
     p.add_argument("--force", action="store_true", help="replace CSV files already in DIR")
+
+
+def _vectors_arg(args: argparse.Namespace) -> str | None:
+    """``--chroma-url`` (absent for `engram demo`): a server URL, else None (local, or as the source for migrate)."""
+    return getattr(args, "chroma_url", None)
 
 
 def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
@@ -265,7 +280,8 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     path = args.workspace or default_workspace_path()
     config = _neo4j_config(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config) as ws:
+    with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
+                          vectors=_vectors_arg(args) or "local") as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
@@ -276,7 +292,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     config = _neo4j_config(args)
     with _open(args, read_only=True) as ws:
         print(f"Migrating {ws.path} into Neo4j {config.uri} (database {config.database}) as {args.to} ...", flush=True)
-        with ws.migrate_to_neo4j(args.to, config, overwrite=args.force) as migrated:
+        with ws.migrate_to_neo4j(args.to, config, overwrite=args.force, vectors=_vectors_arg(args)) as migrated:
             counts = migrated.store.counts()
             print(f"Done: {sum(counts.get(k, 0) for k in ('Gene', 'Compound', 'Disease'))} gene/compound/disease "
                   f"nodes, {counts.get('Article', 0)} articles, {counts.get('Passage', 0)} passages in Neo4j.")

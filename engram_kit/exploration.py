@@ -1,8 +1,9 @@
 """Graph exploration without an LLM: find an entity by name or synonym, list its typed neighbourhood with provenance.
 
-* :class:`EntitySearch` answers "which graph entities does this text name?" for autocomplete: exact,
-  then prefix, then substring matches over the workspace lexicon (Hetionet names plus the synonym tables:
-  gene symbols, MeSH, Disease Ontology, DrugBank aliases), each match saying which surface form matched.
+* :class:`EntitySearch` answers "which graph entities does this text name?" for autocomplete: an
+  identifier match (``HGNC:10848``, ``DOID:1612``, ``Gene::7157``), then exact, prefix and substring
+  matches over the workspace lexicon (node names plus the synonym tables: gene symbols, MeSH, Disease
+  Ontology, DrugBank aliases; a KGX graph's own synonyms), each match saying which surface form matched.
 * :func:`neighbourhood` lists a node's knowledge-graph edges, optionally of chosen relationship types,
   with each edge's provenance as Hetionet records it (``sources``, ``license``, ``unbiased``,
   ``pubmed_ids``).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,9 +42,10 @@ NEIGHBOUR_COLUMNS: tuple[str, ...] = (
 class EntityMatch:
     """One search hit: a graph node and the surface form that matched.
 
-    ``match`` is ``"exact"``, ``"prefix"`` or ``"substring"`` (best first); ``source`` the lexicon source
-    of the surface form (``"name"`` = Hetionet's own name, else a synonym table, see
-    :data:`engram_kit.extraction.lexicon.SOURCES`).
+    ``match`` is ``"id"``, ``"exact"``, ``"prefix"`` or ``"substring"`` (best first); ``source`` the lexicon
+    source of the surface form (``"name"`` = the graph's own name, else a synonym table, see
+    :data:`engram_kit.extraction.lexicon.SOURCES`), or ``"identifier"`` for an ``"id"`` match (``surface``
+    is then the identifier, e.g. ``"HGNC:10848"``).
     """
 
     node_id: str
@@ -72,17 +75,46 @@ class EntitySearchResult:
                             columns=["node_id", "name", "kind", "surface", "source", "match"])
 
 
-class EntitySearch:
-    """Autocomplete over a :class:`~engram_kit.extraction.lexicon.Lexicon` (names and synonyms).
-
-    Keys are the lexicon's normalised forms (case-folded, punctuation collapsed, see
-    :func:`~engram_kit.extraction.normalize.normalize_name`), so ``"alzheimer's"`` finds
-    ``"Alzheimer Disease"``. Building sorts the keys once (~0.1 s for 107k keys); a query is a binary
-    search for prefixes plus, when fewer than ``limit`` hits were found, a linear substring scan.
+def identifier_index(node_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Case-folded identifier or node id -> node ids, for look-up by CURIE.
 
     Parameters
     ----------
-    lexicon : the workspace lexicon (``Workspace.lexicon``).
+    node_ids : graph node ids ``"<kind>::<identifier>"``: Hetionet ``"Gene::7157"``,
+        ``"Disease::DOID:1612"``; KGX ``"Gene::HGNC:10848"`` (the identifier is the CURIE).
+
+    Returns
+    -------
+    dict of str to tuple of str
+        Keys are the whole node id and the identifier after ``::``, both case-folded (so ``hgnc:10848``
+        finds ``HGNC:10848``; no two identifiers of Hetionet or of a Biolink graph differ only in case).
+        A bare identifier without a namespace prefix (Hetionet's Entrez ``"7157"``, MeSH ``"D000006"``) is
+        kept only when exactly one node has it: a number alone is too weak a clue to offer several nodes.
+    """
+    index: dict[str, list[str]] = {}
+    for node_id in node_ids:
+        index.setdefault(node_id.casefold(), []).append(node_id)
+        identifier = node_id.partition("::")[2]
+        if identifier:
+            index.setdefault(identifier.casefold(), []).append(node_id)
+    return {key: tuple(dict.fromkeys(ids)) for key, ids in index.items()
+            if len(set(ids)) == 1 or ":" in key}
+
+
+class EntitySearch:
+    """Autocomplete over a :class:`~engram_kit.extraction.lexicon.Lexicon` (identifiers, names and synonyms).
+
+    A query that is a node's identifier (``"HGNC:10848"``, ``"mondo:0010011"``, ``"DOID:1612"``, an
+    unambiguous bare ``"7157"``) or whole node id (``"Gene::7157"``) returns that node first (match
+    ``"id"``, see :func:`identifier_index`). Then come the lexicon's normalised forms (case-folded,
+    punctuation collapsed, see :func:`~engram_kit.extraction.normalize.normalize_name`), so
+    ``"alzheimer's"`` finds ``"Alzheimer Disease"``. Building sorts the keys once (~0.1 s for 107k keys); a
+    query is a dictionary look-up for identifiers, a binary search for prefixes plus, when fewer than
+    ``limit`` hits were found, a linear substring scan.
+
+    Parameters
+    ----------
+    lexicon : the workspace lexicon (``Workspace.lexicon``); Hetionet or a Biolink KGX graph.
     """
 
     #: Shortest normalised query that triggers the substring scan (shorter ones match too much).
@@ -91,6 +123,7 @@ class EntitySearch:
     def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
         self._keys = sorted(lexicon.keys())
+        self._identifiers = identifier_index(lexicon.node_names)
 
     def search(self, text: str, *, limit: int = 20, kinds: set[str] | None = None) -> EntitySearchResult:
         """Entities whose name or synonym matches ``text``; one hit per node (its best surface form).
@@ -99,7 +132,8 @@ class EntitySearch:
         ----------
         text : what the user typed (any case/punctuation).
         limit : most hits returned, >= 1.
-        kinds : restrict to these Hetionet kinds (None: all).
+        kinds : restrict to these node kinds (Hetionet ``"Side Effect"`` or Biolink ``"PhenotypicFeature"``;
+            None: all).
 
         Raises
         ------
@@ -110,9 +144,16 @@ class EntitySearch:
             raise QueryError(f"limit={limit}: ask for at least one match.")
         query = normalize_name(text or "")
         result = EntitySearchResult(text)
+        seen: set[str] = set()
+        # the identifier match comes first: typing a CURIE means exactly that node
+        for node_id in self._identifiers.get((text or "").strip().casefold(), ()):
+            name, kind = self.lexicon.node_names[node_id]
+            if (kinds is None or kind in kinds) and len(result.matches) < limit:
+                seen.add(node_id)
+                result.matches.append(EntityMatch(node_id, name, kind, node_id.partition("::")[2],
+                                                  "identifier", "id"))
         if not query:
             return result
-        seen: set[str] = set()
         rank = {s: i for i, s in enumerate(SOURCES)}
 
         def take(keys: list[str], how: str) -> None:
@@ -227,7 +268,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
         name, kind = str(found["name"].iloc[0]), LABEL_TO_KIND[str(found["label"].iloc[0])]
     frames, truncated = [], False
     for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
-        text = statement(statement_name, store.dialect)
+        text = statement(statement_name, store.dialect, schema=getattr(store, "schema", None))
         frame = store.query(text, {"id": node_id, "limit": int(limit)})
         truncated = truncated or len(frame) >= limit
         frame["direction"] = direction

@@ -7,7 +7,8 @@ Layout::
       graph.lbug         LadybugDB property graph (domain + literature layers)
       csr/kg.npz         float32 CSR adjacency of the knowledge graph (PPR), built once at creation
       cache/nodes.parquet, cache/lexicon.pkl   node table and gazetteer lexicon (fast reopen)
-      vectors/           chromadb persistent collection of passage embeddings
+      vectors/           chromadb persistent collection of passage embeddings (unless they live on a
+                         Chroma server: manifest["vector_store"], see docs/scaling-out.md)
 
 The workspace holds no algorithm: it opens stages and hands them to each other. Reopening is lazy
 (the embedding model, lexicon and resolver load on first use), so ``Workspace.open`` is fast.
@@ -38,7 +39,8 @@ from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
 from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
-from engram_kit.kg.hetionet import load_hetionet
+from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
@@ -48,7 +50,7 @@ from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
 
 if TYPE_CHECKING:
-    from engram_kit.store.vectors import VectorStore
+    from engram_kit.store.vectors import ChromaServerConfig, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,7 @@ class Workspace:
         self.settings = Settings.from_dict(manifest.get("settings", {}))
         self._embedder = embedder
         self._vectors: VectorStore | None = None
+        self._vector_server: ChromaServerConfig | None = None  # set by create(); else rebuilt from the manifest
         self._nodes: pd.DataFrame | None = None
         self._lexicon: Lexicon | None = None
         self._extractor: EntityExtractor | None = None
@@ -95,7 +98,8 @@ class Workspace:
     @classmethod
     def create(cls, path: str | Path, *, data: str | Path | DataPaths | None = None,
                settings: Settings | None = None, overwrite: bool = False,
-               embedder: Embedder | None = None, backend: str = "ladybug", neo4j: Any = None) -> Workspace:
+               embedder: Embedder | None = None, backend: str = "ladybug", neo4j: Any = None,
+               vectors: str | ChromaServerConfig = "local", graph: KnowledgeGraph | None = None) -> Workspace:
         """Create a workspace and load a knowledge graph into it.
 
         Parameters
@@ -108,35 +112,53 @@ class Workspace:
         backend : ``"ladybug"`` (embedded, default) or ``"neo4j"`` (the graph goes to the Neo4j server of
             ``neo4j``, a :class:`~engram_kit.store.neo4j.Neo4jConfig`, default from ``$NEO4J_URI``...; the
             folder keeps the manifest, caches and vectors). See ``docs/scaling-out.md``.
+        vectors : ``"local"`` (chromadb in ``<path>/vectors``, default), or a Chroma server: its URL
+            (``"http://localhost:8000"``; token from ``$CHROMA_TOKEN``) or a
+            :class:`~engram_kit.store.vectors.ChromaServerConfig`. Recorded in ``manifest["vector_store"]``.
+        graph : an already loaded knowledge graph to hold instead of the Hetionet files of ``data``, e.g. a
+            Biolink KGX graph from :func:`engram_kit.kg.kgx.load_kgx` (its schema becomes the store's; its
+            name, release and schema are recorded in ``manifest["knowledge_graph"]``). Negated assertions are
+            stored but left out of the PPR graph.
 
         Raises
         ------
         WorkspaceError
             If ``path`` already holds a workspace and ``overwrite`` is False.
         DataError
-            If the data files are missing or malformed.
+            If the data files are missing or malformed, or ``vectors`` is not a usable choice.
+        BackendUnavailableError
+            If the Chroma server of ``vectors`` cannot be reached (checked before anything is loaded).
         """
         path = Path(path)
         settings = settings or Settings()
+        vector_store, vector_server = _vector_store_manifest(path, vectors)
         if (path / MANIFEST).exists() or (path / "graph.lbug").exists():
             if not overwrite:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
                                      "or pass overwrite=True (CLI: --force) to replace it.")
             shutil.rmtree(path)
-        paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
         started = time.perf_counter()
-        kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
+        if graph is None:
+            paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
+            kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
+            files = {"nodes_file": str(paths.nodes), "edges_file": str(paths.edges)}
+            synonyms_dir: Path | None = paths.synonyms_dir
+        else:  # a KGX graph brings its own names and synonyms; the Hetionet synonym tables don't apply
+            kg = graph
+            files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path)}
+            synonyms_dir = None
         (path / "csr").mkdir(parents=True, exist_ok=True)
         (path / "cache").mkdir(parents=True, exist_ok=True)
-        store = _new_store(path, backend, neo4j)
+        store = _new_store(path, backend, neo4j, schema=kg.schema)
         try:
             store.create_schema()
             store.load_knowledge_graph(kg.nodes, kg.edges, progress=settings.progress)
-            csr = CSRGraph.from_id_edges(kg.nodes["id"].to_numpy(dtype=object), kg.edges["source"].to_numpy(dtype=object),
-                                         kg.edges["target"].to_numpy(dtype=object))
+            asserted = _asserted_edges(kg)
+            csr = CSRGraph.from_id_edges(kg.nodes["id"].to_numpy(dtype=object), asserted["source"].to_numpy(dtype=object),
+                                         asserted["target"].to_numpy(dtype=object))
             csr.save(path / "csr" / "kg.npz")
             kg.nodes.to_parquet(path / "cache" / "nodes.parquet", index=False)
-            lexicon = Lexicon.build(kg.nodes, paths.synonyms_dir)
+            lexicon = Lexicon.build(kg.nodes, synonyms_dir)
             lexicon.save(path / "cache" / "lexicon.pkl")
         except BaseException:
             store.close()
@@ -150,12 +172,13 @@ class Workspace:
             "backend": backend,
             **_backend_manifest(store),
             "knowledge_graph": {
-                "name": kg.name, "version": kg.version,
-                "nodes_file": str(paths.nodes), "edges_file": str(paths.edges),
-                "synonyms_dir": str(paths.synonyms_dir) if paths.synonyms_dir else "",
+                "name": kg.name, "version": kg.version, "schema": kg.schema.name, **files,
+                "synonyms_dir": str(synonyms_dir) if synonyms_dir else "",
                 "n_nodes": int(kg.n_nodes), "n_edges": int(kg.n_edges),
+                **_graph_provenance(kg),
             },
             "embedding_model": {"name": emb.name, "dimension": emb.dimension},
+            "vector_store": vector_store,
             "settings": settings.to_dict(),
             "literature_version": 0,
             "build_seconds": round(time.perf_counter() - started, 2),
@@ -163,6 +186,7 @@ class Workspace:
         _write_manifest(path, manifest)
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
+        ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
         return ws
 
     @classmethod
@@ -198,12 +222,11 @@ class Workspace:
 
     @property
     def vectors(self) -> VectorStore:
+        """The passage vector store recorded in ``manifest["vector_store"]`` (local chromadb, or a Chroma server
+        whose token comes from ``$CHROMA_TOKEN``); raises BackendUnavailableError if that server is down."""
         if self._vectors is None:
-            from engram_kit.store.vectors import VectorStore  # chromadb is slow to import: load on first use
-
-            model = self.manifest["embedding_model"]
-            self._vectors = VectorStore(self.path / "vectors", dimension=int(model["dimension"]),
-                                        model_name=model["name"], read_only=self.read_only)
+            self._vectors = _open_vector_store(self.path, self.manifest, read_only=self.read_only,
+                                               server=self._vector_server)
         return self._vectors
 
     @property
@@ -338,6 +361,7 @@ class Workspace:
             "nounphrases": counts.get("NounPhrase", 0), "mentions": counts.get("MENTIONS", 0),
             "maps_to": counts.get("MAPS_TO", 0),
             "embedding_model": self.manifest["embedding_model"]["name"],
+            "vector_store": _describe_vector_store(self.manifest),
             "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
             "counts": counts,
         }
@@ -441,7 +465,7 @@ class Workspace:
         return engine() if callable(engine) else None
 
     def migrate_to_neo4j(self, dest: str | Path, neo4j: Any = None, *, overwrite: bool = False,
-                         articles_per_batch: int = 200) -> Workspace:
+                         articles_per_batch: int = 200, vectors: Any = None) -> Workspace:
         """Copy this (embedded) workspace into Neo4j: a new workspace folder ``dest`` whose graph is on the server.
 
         The domain layer is bulk-loaded, the literature layer written batch by batch through the same
@@ -455,13 +479,16 @@ class Workspace:
         neo4j : a :class:`~engram_kit.store.neo4j.Neo4jConfig`; default from ``$NEO4J_URI`` etc.
         overwrite : replace an existing workspace at ``dest``.
         articles_per_batch : articles per literature transaction, >= 1.
+        vectors : where ``dest`` keeps its vectors: None (default) = the same kind as this workspace (a local
+            folder is copied as is; a server collection is copied into a new collection on the same server),
+            ``"local"``, a Chroma server URL or a :class:`~engram_kit.store.vectors.ChromaServerConfig`.
 
         Raises
         ------
         WorkspaceError
             If ``dest`` already holds a workspace and ``overwrite`` is False, or ``dest`` is this workspace.
         BackendUnavailableError
-            If Neo4j cannot be reached.
+            If Neo4j or the Chroma server of ``vectors`` cannot be reached.
         DataError
             If the Neo4j database already holds a knowledge graph (use an empty database).
         """
@@ -476,6 +503,7 @@ class Workspace:
             if not overwrite:
                 raise WorkspaceError(f"{dest} already holds a workspace; pass overwrite=True (CLI: --force).")
             shutil.rmtree(dest)
+        vector_store, vector_server = _vector_store_manifest(dest, _migration_vectors(self, vectors))
         store = _new_store(dest, "neo4j", neo4j)
         try:
             nodes, edges = read_domain(self.store)
@@ -483,21 +511,27 @@ class Workspace:
             batches = literature_batches(read_literature(self.store), articles_per_batch)
             for batch in tqdm(batches, desc="literature", unit="batch", disable=not self.settings.progress):
                 store.write_literature(batch)
-            for folder in ("csr", "cache", "vectors"):
+            for folder in ("csr", "cache"):
                 if (self.path / folder).exists():
                     shutil.copytree(self.path / folder, dest / folder, dirs_exist_ok=True)
+            _copy_vectors(self, dest, vector_store, vector_server)
         except BaseException:
             store.close()
             shutil.rmtree(dest, ignore_errors=True)
             raise
         manifest = {**self._read_manifest(), "backend": "neo4j", **_backend_manifest(store),
-                    "migrated_from": str(self.path)}
+                    "vector_store": vector_store, "migrated_from": str(self.path)}
         _write_manifest(dest, manifest)
-        return type(self)(dest, manifest, store, read_only=False, embedder=self._embedder)
+        migrated = type(self)(dest, manifest, store, read_only=False, embedder=self._embedder)
+        migrated._vector_server = vector_server
+        return migrated
 
     def close(self) -> None:
-        """Close the store; idempotent."""
+        """Close the store and the vector store (if opened); idempotent."""
         self.store.close()
+        if self._vectors is not None:
+            self._vectors.close()
+            self._vectors = None
 
     def __enter__(self) -> Workspace:
         return self
@@ -557,16 +591,37 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
 BACKENDS: tuple[str, ...] = ("ladybug", "neo4j")
 
 
-def _new_store(path: Path, backend: str, neo4j: Any = None):  # noqa: ANN202 - GraphStore
-    """Open the graph store of a new workspace at ``path`` (the folder is created)."""
+def _new_store(path: Path, backend: str, neo4j: Any = None, *,  # noqa: ANN202 - GraphStore
+               schema: GraphSchema | None = None):
+    """Open the graph store of a new workspace at ``path`` (the folder is created) for ``schema``."""
     if backend not in BACKENDS:
         raise WorkspaceError(f"Unknown backend {backend!r}; use one of {', '.join(BACKENDS)}.")
     path.mkdir(parents=True, exist_ok=True)
     if backend == "ladybug":
-        return LadybugStore(path / "graph.lbug")
+        return LadybugStore(path / "graph.lbug", schema=schema)
     from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
 
-    return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env())
+    return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env(), schema=schema)
+
+
+def _graph_provenance(kg: KnowledgeGraph) -> dict[str, Any]:
+    """Manifest facts beyond name and release: for a KGX graph the Biolink model version, negated edges
+    and the primary knowledge sources; nothing for Hetionet (its provenance is per edge)."""
+    if kg.schema.name != "kgx":
+        return {}
+    report = kg.report
+    sources = kg.edges.get("primary_knowledge_source", pd.Series(dtype=object))
+    return {"biolink_model_version": getattr(report, "biolink_model_version", ""),
+            "n_negated_edges": int(getattr(report, "n_negated", 0)),
+            "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
+
+
+def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:
+    """The edges PPR may spread relevance along: all but the negated ones (KGX ``negated = true``)."""
+    negation = kg.schema.negation_property
+    if not negation or negation not in kg.edges.columns:
+        return kg.edges
+    return kg.edges[~kg.edges[negation].fillna(False).astype(bool)]
 
 
 def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None):  # noqa: ANN202
@@ -583,3 +638,89 @@ def _backend_manifest(store: Any) -> dict[str, Any]:
     """Manifest entries describing the store (never secrets): ``{"neo4j": {...}}`` for Neo4j, else nothing."""
     config = getattr(store, "config", None)
     return {"neo4j": config.to_manifest()} if config is not None and hasattr(config, "to_manifest") else {}
+
+
+# --- vector store selection (local chromadb folder or a Chroma server) ----------------------------------------
+def _vector_store_manifest(path: Path, vectors: Any) -> tuple[dict[str, str], Any]:
+    """The ``manifest["vector_store"]`` entry of a new workspace at ``path``, and its server config (or None).
+
+    ``vectors`` is ``"local"``/None, a server URL or a ``ChromaServerConfig``. A server is contacted once here
+    (heartbeat), so a wrong URL fails before the knowledge graph is loaded. The entry never holds the token.
+    """
+    if vectors is None or vectors == "local":
+        return {"kind": "local", "collection": "passages"}, None
+    from engram_kit.store.vectors import ChromaServerConfig, workspace_collection_name
+
+    if isinstance(vectors, str):
+        if "://" not in vectors:
+            raise DataError(f"vectors={vectors!r} is neither 'local' nor a Chroma server URL such as "
+                            "'http://localhost:8000'.")
+        vectors = ChromaServerConfig(vectors)
+    if not isinstance(vectors, ChromaServerConfig):
+        raise DataError(f"vectors={vectors!r} is not usable; pass 'local', a URL or a ChromaServerConfig.")
+    vectors.connect().close()
+    entry = {"kind": "chroma-server", **vectors.to_manifest(), "collection": workspace_collection_name(path)}
+    return entry, vectors
+
+
+def _open_vector_store(path: Path, manifest: dict[str, Any], *, read_only: bool, server: Any = None) -> VectorStore:
+    """Open the vector store ``manifest`` records (no ``vector_store`` key: the local folder, as before)."""
+    from engram_kit.store.vectors import ChromaServerConfig, VectorStore  # chromadb is slow to import
+
+    model = manifest["embedding_model"]
+    entry = manifest.get("vector_store") or {"kind": "local"}
+    kind = entry.get("kind", "local")
+    if kind == "local":
+        return VectorStore(path / "vectors", dimension=int(model["dimension"]), model_name=model["name"],
+                           read_only=read_only)
+    if kind != "chroma-server":
+        raise WorkspaceError(f"{path} records an unknown vector store kind {kind!r}; this engram-kit knows 'local' "
+                             "and 'chroma-server'. Upgrade engram-kit or recreate the workspace.")
+    config = server if server is not None else ChromaServerConfig.from_manifest(entry)
+    return VectorStore(None, dimension=int(model["dimension"]), model_name=model["name"], read_only=read_only,
+                       server=config, collection=entry["collection"])
+
+
+def _migration_vectors(ws: Workspace, vectors: Any) -> Any:
+    """The ``vectors`` choice of a migration: as given, or (None) the same kind as ``ws``."""
+    if vectors is not None:
+        return vectors
+    entry = ws.manifest.get("vector_store") or {"kind": "local"}
+    if entry.get("kind", "local") == "local":
+        return "local"
+    from engram_kit.store.vectors import ChromaServerConfig
+
+    return ws._vector_server or ChromaServerConfig.from_manifest(entry)
+
+
+def _copy_vectors(ws: Workspace, dest: Path, entry: dict[str, str], server: Any) -> None:
+    """Copy the vectors of ``ws`` into the store ``entry`` describes for the new workspace ``dest``.
+
+    Local to local is a folder copy (byte-identical index); any copy involving a server goes vector by vector
+    (:meth:`VectorStore.copy_from`), and a half-filled new collection is dropped if the copy fails.
+    """
+    source_local = (ws.manifest.get("vector_store") or {}).get("kind", "local") == "local"
+    if source_local and not (ws.path / "vectors").exists():
+        return  # nothing ingested yet: the new store is created on first use
+    if source_local and entry["kind"] == "local":
+        shutil.copytree(ws.path / "vectors", dest / "vectors", dirs_exist_ok=True)
+        return
+    source = ws.vectors
+    target = _open_vector_store(dest, {"embedding_model": ws.manifest["embedding_model"], "vector_store": entry},
+                                read_only=False, server=server)
+    try:
+        copied = target.copy_from(source)
+        log.info("copied %d vectors from %s to %s", copied, source.location, target.location)
+    except BaseException:
+        target.drop()
+        raise
+    finally:
+        target.close()
+
+
+def _describe_vector_store(manifest: dict[str, Any]) -> str:
+    """One line for ``info()``: ``local`` or ``chroma-server <url> collection <name>``."""
+    entry = manifest.get("vector_store") or {"kind": "local"}
+    if entry.get("kind", "local") == "local":
+        return "local"
+    return f"{entry['kind']} {entry.get('url', '?')} collection {entry.get('collection', '?')}"

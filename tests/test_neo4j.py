@@ -175,8 +175,11 @@ def test_config_validation_and_environment(monkeypatch):
 def test_schema_setup_sends_constraints_then_indexes(fake_store):
     store, driver = fake_store
     sent = [c["cypher"] for c in driver.server.calls if "cypher" in c]
+    # read the stored schema first (none on a new database), then DDL, then store the schema
+    assert sent[0] == statement("read_meta", "neo4j") and sent[-1] == statement("write_meta", "neo4j")
+    sent = sent[1:-1]
     assert sent == schema_statements("neo4j") + neo4j_index_statements()
-    assert len(sent) == 15 + 16
+    assert len(sent) == 16 + 16
     assert "CREATE CONSTRAINT gene_id IF NOT EXISTS FOR (n:Gene) REQUIRE n.id IS UNIQUE" in sent
     assert "CREATE INDEX passage_article_id IF NOT EXISTS FOR (n:Passage) ON (n.article_id)" in sent
 
@@ -249,6 +252,9 @@ def test_failed_batch_rolls_back_and_leaves_generation(fake_store):
 def test_read_only_store_refuses_writes_before_the_server(config):
     driver = FakeDriver()
     store = Neo4jStore(config, driver=driver, read_only=True)
+    # opening reads the stored graph schema, in a READ session; nothing else may reach the server
+    assert [(c["cypher"], c["access"]) for c in driver.server.calls] == [(statement("read_meta", "neo4j"), "READ")]
+    driver.server.calls.clear()
     for call in (lambda: store.write_literature(_batch()), lambda: store.delete_article("pubmed:1"),
                  store.create_schema):
         with pytest.raises(ReadOnlyError):
@@ -345,7 +351,7 @@ def test_old_gds_is_refused():
 def statement_name(query: str) -> str:
     from engram_kit.store.cypher import NEO4J_ONLY_STATEMENTS
 
-    return next((n for n, d in NEO4J_ONLY_STATEMENTS.items() if d["neo4j"] == query), "element_ids")
+    return next((n for n in NEO4J_ONLY_STATEMENTS if statement(n, "neo4j") == query), "element_ids")
 
 
 def test_pagerank_parameter_mapping():

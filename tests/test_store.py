@@ -198,12 +198,12 @@ def test_statement_fills_schema_identifiers_only():
 
 def test_schema_statements_cover_the_graph_model():
     ddl = schema_statements("ladybug")
-    assert len(ddl) == 11 + 4 + 24 + 5
+    assert len(ddl) == 11 + 4 + 1 + 24 + 5  # domain, literature, metadata, metaedges, literature rels
     assert any(s.startswith("CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Passage TO NounPhrase, "
                             "FROM Section TO NounPhrase, FROM Article TO NounPhrase, count INT64)") for s in ddl)
     maps_to = next(s for s in ddl if " MAPS_TO(" in s)
     assert all(f"TO {label}" in maps_to for label in DOMAIN_LABELS)
-    assert len(schema_statements("neo4j")) == 15
+    assert len(schema_statements("neo4j")) == 16
 
 
 # --- knowledge graph load ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Synonym lexicon: normalised surface forms -> Hetionet nodes.
+"""Synonym lexicon: normalised surface forms -> knowledge-graph nodes (Hetionet or a Biolink KGX graph).
 
 The lexicon is the one dictionary behind both the gazetteer (finding mentions in text) and the resolver
 (linking a string to graph entities). It maps :func:`~engram_kit.extraction.normalize.normalize_name`
@@ -29,9 +29,14 @@ Every entry says where its surface form comes from (``LexiconEntry.source``):
 ``inn-usan``
     Curated other official names of Hetionet compounds (``compound/inn-usan.tsv``: isoprenaline ->
     isoproterenol, L-DOPA -> levodopa), attached to the compound whose name or DrugBank alias matches.
+``synonym``
+    The node table's own synonyms: the ``|``-joined ``synonyms`` column of a Biolink KGX node table
+    (:data:`engram_kit.kg.schema.KGX_NODE_PROPERTIES`; Monarch KG takes them from the source ontologies,
+    e.g. MONDO's exact and related synonyms). Hetionet's node table has no such column.
 ``variant``
     Singular/plural and British/American spelling variants of Disease, Symptom, Side Effect and Compound
-    surfaces (:mod:`~engram_kit.extraction.variants`): "seizure" for the Symptom "Seizures".
+    surfaces (:mod:`~engram_kit.extraction.variants`): "seizure" for the Symptom "Seizures". The Biolink
+    labels of the same kinds (:data:`BIOLINK_DISEASE_LIKE_KINDS`, :data:`BIOLINK_CHEMICAL_KINDS`) get them too.
 
 DrugBank aliases that equal a disease-like name ("Sore Throat", "Pain Relief" are brand names) are
 dropped (:func:`drop_disease_aliases`).
@@ -85,14 +90,21 @@ log = logging.getLogger(__name__)
 #: Allowed values of :attr:`LexiconEntry.source`, from most to least authoritative. When the same surface
 #: form reaches the same node through several sources, the first one in this order is kept.
 SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "inn-usan",
-                            "gene-synonym", "variant")
+                            "synonym", "gene-synonym", "variant")
 _SOURCE_RANK: dict[str, int] = {s: i for i, s in enumerate(SOURCES)}
 
 #: Columns a node table must have (``identifier`` is the part of ``id`` after ``::``).
 NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 
+#: Biolink labels (the kinds of a KGX graph) that name conditions, as Hetionet's Disease, Symptom and Side
+#: Effect do (Biolink model 4: ``biolink:Disease``, ``biolink:PhenotypicFeature`` and the mixin of both).
+BIOLINK_DISEASE_LIKE_KINDS: frozenset[str] = frozenset({"PhenotypicFeature", "DiseaseOrPhenotypicFeature"})
+#: Biolink labels of chemicals (Hetionet's Compound): ``biolink:ChemicalEntity`` and its common descendants.
+BIOLINK_CHEMICAL_KINDS: frozenset[str] = frozenset({"ChemicalEntity", "SmallMolecule", "Drug",
+                                                    "MolecularMixture", "ChemicalMixture"})
+
 #: Node kinds that may receive Disease Ontology synonyms through the name bridge (module docstring).
-DO_BRIDGE_KINDS: frozenset[str] = frozenset({"Disease", "Side Effect", "Symptom"})
+DO_BRIDGE_KINDS: frozenset[str] = frozenset({"Disease", "Side Effect", "Symptom"}) | BIOLINK_DISEASE_LIKE_KINDS
 
 #: Version of the pickle written by :meth:`Lexicon.save`; bumped whenever its layout or the build rules change.
 FORMAT_VERSION = 2
@@ -113,9 +125,10 @@ SYNONYM_FILES: dict[str, str] = {
 }
 
 #: Kinds whose surfaces get singular/plural and British/American spelling variants (``variant`` source).
-VARIANT_KINDS: frozenset[str] = frozenset({"Disease", "Symptom", "Side Effect", "Compound"})
+VARIANT_KINDS: frozenset[str] = (frozenset({"Disease", "Symptom", "Side Effect", "Compound"})
+                                  | BIOLINK_DISEASE_LIKE_KINDS | BIOLINK_CHEMICAL_KINDS)
 #: Kinds whose DrugBank aliases are dropped when the alias is also one of their names (rule of :func:`drop_disease_aliases`).
-DISEASE_LIKE_KINDS: frozenset[str] = frozenset({"Disease", "Symptom", "Side Effect"})
+DISEASE_LIKE_KINDS: frozenset[str] = frozenset({"Disease", "Symptom", "Side Effect"}) | BIOLINK_DISEASE_LIKE_KINDS
 
 #: The synonym tables shipped with engram-kit (a Hetionet-restricted sample, see its README.md).
 BUNDLED_SYNONYMS_DIR = Path(__file__).resolve().parents[2] / "data" / "synonyms"
@@ -133,9 +146,9 @@ class LexiconEntry:
     surface : str
         The form as written in its source (case kept: the gazetteer matches gene symbols case-sensitively).
     node_id : str
-        Hetionet node id, e.g. ``"Gene::7157"``.
+        Graph node id, e.g. ``"Gene::7157"`` (Hetionet) or ``"Gene::HGNC:10848"`` (KGX).
     kind : str
-        Hetionet node kind, e.g. ``"Gene"``.
+        Node kind, e.g. ``"Gene"``, ``"Side Effect"`` (Hetionet) or ``"PhenotypicFeature"`` (a Biolink label).
     source : str
         One of :data:`SOURCES`.
     """
@@ -370,6 +383,36 @@ def inn_usan_entries(synonyms_dir: Path, compound_keys: dict[str, set[str]]) -> 
     return out
 
 
+#: Column of a node table holding ``|``-joined synonyms (Biolink KGX; absent from Hetionet's node table).
+SYNONYMS_COLUMN = "synonyms"
+
+
+def node_synonym_entries(nodes: pd.DataFrame) -> list[RawEntry]:
+    """The node table's own synonyms: one ``synonym`` entry per ``|``-separated item of :data:`SYNONYMS_COLUMN`.
+
+    Parameters
+    ----------
+    nodes : DataFrame
+        Columns ``id`` and ``kind``, and optionally ``synonyms`` (str, ``|``-joined; empty or NaN = none),
+        as a KGX node table (:data:`engram_kit.kg.schema.KGX_NODE_PROPERTIES`) has it.
+
+    Returns
+    -------
+    list of (surface, node_id, kind, source)
+        Source ``synonym``, surfaces stripped, empty items dropped; ``[]`` when the column is absent
+        (Hetionet).
+    """
+    if SYNONYMS_COLUMN not in nodes.columns:
+        return []
+    frame = nodes[["id", "kind"]].astype(str).assign(surface=nodes[SYNONYMS_COLUMN].fillna("").astype(str))
+    frame = frame[frame["surface"] != ""]
+    frame = frame.assign(surface=frame["surface"].str.split("|")).explode("surface", ignore_index=True)
+    frame["surface"] = frame["surface"].str.strip()
+    frame = frame[frame["surface"] != ""]
+    return [(surface, node, kind, "synonym")
+            for surface, node, kind in zip(frame["surface"], frame["id"], frame["kind"])]
+
+
 def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:
     """Singular/plural and British/American variants (:mod:`~engram_kit.extraction.variants`) of entries.
 
@@ -465,7 +508,7 @@ def validate_nodes(nodes: pd.DataFrame) -> None:
 
 
 class Lexicon:
-    """Normalised surface form -> Hetionet nodes, with provenance of every form.
+    """Normalised surface form -> graph nodes (Hetionet or KGX), with provenance of every form.
 
     Build it once with :meth:`build` (a few seconds for all of Hetionet) and cache it with :meth:`save` /
     :meth:`load`.
@@ -508,7 +551,9 @@ class Lexicon:
         Parameters
         ----------
         nodes : DataFrame
-            Columns ``id``, ``kind``, ``identifier``, ``name`` (one row per Hetionet node).
+            Columns ``id``, ``kind``, ``identifier``, ``name`` (one row per graph node), and optionally
+            ``synonyms`` (``|``-joined, as a Biolink KGX node table has it): each becomes a ``synonym`` entry.
+            Kinds are free strings: Hetionet's (``"Side Effect"``) or Biolink labels (``"PhenotypicFeature"``).
         synonyms_dir : Path or str, optional
             Folder with the layout of :data:`SYNONYM_FILES` (each file optional, plain or ``.gz``), e.g.
             :data:`BUNDLED_SYNONYMS_DIR`. None: node names (and MeSH un-inversions) only.
@@ -542,6 +587,7 @@ class Lexicon:
             by_kind.setdefault(kind, {})[identifier] = node_id
 
         raw: list[RawEntry] = [(n, i, k, "name") for i, n, k in zip(ids, names, kinds)]
+        raw.extend(node_synonym_entries(nodes))
         raw.extend((form, node, "Symptom", "mesh") for mesh_id, node in by_kind.get("Symptom", {}).items()
                    for form in [uninvert_mesh_name(node_names[node][0])] if form)
         files: dict[str, str] = {}

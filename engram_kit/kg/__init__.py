@@ -1,4 +1,4 @@
-"""Knowledge graph loading: Hetionet v1.0 schema, readers and download."""
+"""Knowledge graph loading: Hetionet v1.0 schema, readers and download; Biolink KGX graphs."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from engram_kit.kg.hetionet import (
     is_gzip_file,
     load_hetionet,
 )
+from engram_kit.kg.kgx import KGX_EDGE_COLUMNS, KGX_NODE_COLUMNS, KGXLoadReport, load_kgx
 from engram_kit.kg.schema import (
     HETIONET_EDGE_COUNT,
     HETIONET_NODE_COUNT,
@@ -33,11 +34,14 @@ __all__ = [
     "HETIONET_FILES",
     "HETIONET_NODE_COUNT",
     "HETIONET_SHA256",
+    "KGX_EDGE_COLUMNS",
+    "KGX_NODE_COLUMNS",
     "METAEDGES",
     "NODE_KINDS",
     "HetionetFiles",
     "KGEdge",
     "KGNode",
+    "KGXLoadReport",
     "KnowledgeGraph",
     "LoadReport",
     "Metaedge",
@@ -46,6 +50,7 @@ __all__ = [
     "is_gzip_file",
     "kind_to_label",
     "load_hetionet",
+    "load_kgx",
     "metaedge",
     "split_node_id",
 ]

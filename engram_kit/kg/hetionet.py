@@ -259,7 +259,14 @@ class KnowledgeGraph:
             yield KGNode(id=row.id, kind=row.kind, identifier=row.identifier, name=row.name)
 
     def iter_edges(self) -> Iterator[KGEdge]:
-        """Yield every edge as a :class:`KGEdge` (properties rebuilt from the property columns)."""
+        """Yield every edge as a :class:`KGEdge` (properties rebuilt from the property columns). For a KGX
+        graph ``metaedge`` is the relationship type and ``properties`` every KGX edge column."""
+        if "metaedge" not in self.edges.columns:
+            props = [c for c in self.edges.columns if c not in ("source", "rel_type", "target")]
+            for record in self.edges.to_dict("records"):
+                yield KGEdge(source=record["source"], metaedge=record["rel_type"], target=record["target"],
+                             properties={c: record[c] for c in props})
+            return
         for row in self.edges.itertuples(index=False):
             yield KGEdge(
                 source=row.source,

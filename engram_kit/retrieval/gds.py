@@ -54,7 +54,8 @@ from engram_kit.errors import BackendUnavailableError, DataError, QueryError
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalization_vector
 from engram_kit.settings import Settings
-from engram_kit.store.cypher import DOMAIN_LABELS, RETRIEVAL_REL_TYPES, statement
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.store.cypher import DOMAIN_LABELS, statement
 from engram_kit.store.csr import CSRGraph
 
 logger = logging.getLogger(__name__)
@@ -102,10 +103,11 @@ def pagerank_parameters(settings: Settings, n_nodes: int) -> dict[str, float | i
             "max_iterations": int(settings.ppr_max_iter)}
 
 
-def _run(gds: Any, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
+def _run(gds: Any, name: str, parameters: dict[str, Any] | None = None, *, schema: GraphSchema | None = None,
+         **identifiers: str) -> pd.DataFrame:
     """Run a registry statement through the client's ``run_cypher``; errors become engram-kit errors."""
     try:
-        result = gds.run_cypher(statement(name, "neo4j", **identifiers), parameters or {})
+        result = gds.run_cypher(statement(name, "neo4j", schema=schema, **identifiers), parameters or {})
     except Exception as exc:
         message = str(exc)
         if name == "gds_pagerank_stream" and "sourceNodes" in message:
@@ -144,20 +146,22 @@ class GDSProjection:
         Graph catalog name (one per workspace; use distinct names for workspaces sharing a server).
     """
 
-    def __init__(self, gds: Any, *, name: str = "engram_retrieval") -> None:
+    def __init__(self, gds: Any, *, name: str = "engram_retrieval", schema: GraphSchema | None = None) -> None:
         self.gds = gds
         self.name = name
+        #: Domain layer whose relationship types are projected (negated KGX assertions are left out).
+        self.schema = schema or HETIONET_SCHEMA
         self.version: object = None
         self.info: ProjectionInfo | None = None
         self._checked = False
 
     def exists(self) -> bool:
-        frame = _run(self.gds, "gds_graph_exists", {"graph_name": self.name})
+        frame = _run(self.gds, "gds_graph_exists", {"graph_name": self.name}, schema=self.schema)
         return bool(len(frame) and frame["exists"].iloc[0])
 
     def drop(self) -> None:
         """Remove the graph from the catalog (no-op if absent) and free its memory."""
-        _run(self.gds, "gds_graph_drop", {"graph_name": self.name})
+        _run(self.gds, "gds_graph_drop", {"graph_name": self.name}, schema=self.schema)
         self.version, self.info = None, None
 
     def project(self) -> ProjectionInfo:
@@ -167,7 +171,7 @@ class GDSProjection:
             self._checked = True
         t0 = time.perf_counter()
         self.drop()
-        frame = _run(self.gds, "gds_project_retrieval_graph", {"graph_name": self.name})
+        frame = _run(self.gds, "gds_project_retrieval_graph", {"graph_name": self.name}, schema=self.schema)
         if frame.empty:  # no relationship matched: an empty database
             raise DataError("The Neo4j database holds no edges PPR could use; load a knowledge graph first.")
         row = frame.iloc[0]
@@ -194,9 +198,11 @@ class GDSProjection:
             ``required_memory`` (human-readable range), ``bytes_min``, ``bytes_max``, ``node_count``,
             ``relationship_count`` as reported by ``gds.graph.project.estimate``.
         """
-        rels = {rel: {"orientation": "UNDIRECTED"} for rel in RETRIEVAL_REL_TYPES}
-        frame = _run(self.gds, "gds_project_estimate", {"node_projection": list(RETRIEVAL_LABELS),
-                                                         "relationship_projection": rels})
+        rel_types = self.schema.rel_types + ("MENTIONS", "MAPS_TO", "SAME_AS")
+        rels = {rel: {"orientation": "UNDIRECTED"} for rel in rel_types}
+        labels = (*self.schema.labels, "NounPhrase", "Passage")
+        frame = _run(self.gds, "gds_project_estimate", {"node_projection": list(labels),
+                                                         "relationship_projection": rels}, schema=self.schema)
         return {k: (v.item() if hasattr(v, "item") else v) for k, v in frame.iloc[0].to_dict().items()}
 
 

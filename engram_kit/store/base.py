@@ -170,7 +170,7 @@ class GraphStore(ABC):
         """
         from engram_kit.store.cypher import statement
 
-        return self.query(statement(name, self.dialect, **identifiers), parameters)
+        return self.query(statement(name, self.dialect, schema=getattr(self, "schema", None), **identifiers), parameters)
 
     @abstractmethod
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:

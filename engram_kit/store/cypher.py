@@ -26,7 +26,14 @@ from __future__ import annotations
 import re
 
 from engram_kit.errors import DataError, QueryError
-from engram_kit.kg.schema import METAEDGES, NODE_KINDS
+from engram_kit.kg.schema import (
+    HETIONET_NODE_PROPERTIES,
+    HETIONET_REL_PROPERTIES,
+    HETIONET_SCHEMA,
+    METAEDGES,
+    NODE_KINDS,
+    GraphSchema,
+)
 
 #: Cypher dialects known to the registry.
 DIALECTS: tuple[str, ...] = ("ladybug", "neo4j")
@@ -42,12 +49,14 @@ LITERATURE_REL_TYPES: tuple[str, ...] = ("HAS_SECTION", "CONTAINS", "MENTIONS", 
 #: Labels that may be the source of a ``MENTIONS`` edge.
 MENTION_SOURCE_LABELS: tuple[str, ...] = ("Passage", "Section", "Article")
 
-#: Properties of every domain node table: name -> LadybugDB type (``id`` is the primary key).
-DOMAIN_NODE_PROPERTIES: dict[str, str] = {"id": "STRING", "name": "STRING", "identifier": "STRING"}
-#: Properties of every domain rel table (Hetionet edge properties, flattened to strings).
-DOMAIN_REL_PROPERTIES: dict[str, str] = {
-    "sources": "STRING", "license": "STRING", "unbiased": "STRING", "pubmed_ids": "STRING",
-}
+#: Properties of every Hetionet domain node table (a KGX graph has its own: ``GraphSchema.node_properties``).
+DOMAIN_NODE_PROPERTIES: dict[str, str] = HETIONET_NODE_PROPERTIES
+#: Properties of every Hetionet domain rel table (a KGX graph has its own: ``GraphSchema.rel_properties``).
+DOMAIN_REL_PROPERTIES: dict[str, str] = HETIONET_REL_PROPERTIES
+#: Workspace metadata table (key -> JSON text): the graph schema the store was created with lives here, so a
+#: second process (dashboard, read-only) knows the domain layer without the workspace manifest.
+META_LABEL = "EngramMeta"
+META_PROPERTIES: dict[str, str] = {"key": "STRING", "value": "STRING"}
 #: Literature node tables: label -> property -> LadybugDB type. ``id`` is the primary key of each.
 LITERATURE_NODE_PROPERTIES: dict[str, dict[str, str]] = {
     "Article": {
@@ -78,7 +87,7 @@ LITERATURE_REL_TABLES: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, st
 
 #: Every identifier that may be interpolated into a statement template.
 SCHEMA_IDENTIFIERS: frozenset[str] = frozenset(
-    DOMAIN_LABELS + DOMAIN_REL_TYPES + LITERATURE_LABELS + LITERATURE_REL_TYPES
+    DOMAIN_LABELS + DOMAIN_REL_TYPES + LITERATURE_LABELS + LITERATURE_REL_TYPES + ("EngramMeta",)
 )
 
 _PASSAGE_RETURN = ", ".join(
@@ -87,13 +96,10 @@ _PASSAGE_RETURN = ", ".join(
 _ARTICLE_RETURN = ", ".join(
     f"a.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Article"]
 )
-_DOMAIN_REL_UNION = "|".join(DOMAIN_REL_TYPES)
 _SECTION_RETURN = ", ".join(f"s.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["Section"])
 _NOUNPHRASE_RETURN = ", ".join(f"n.{prop} AS {prop}" for prop in LITERATURE_NODE_PROPERTIES["NounPhrase"])
-_DOMAIN_REL_RETURN = ", ".join(f"r.{prop} AS {prop}" for prop in DOMAIN_REL_PROPERTIES)
 #: Relationship types the PPR graph uses (domain layer + the literature edges of GraphIndex).
 RETRIEVAL_REL_TYPES: tuple[str, ...] = DOMAIN_REL_TYPES + ("MENTIONS", "MAPS_TO", "SAME_AS")
-_RETRIEVAL_REL_UNION = "|".join(RETRIEVAL_REL_TYPES)
 
 
 def _set_clause(variable: str, properties: dict[str, str], *, skip: tuple[str, ...] = ("id",)) -> str:
@@ -115,8 +121,11 @@ STATEMENTS: dict[str, dict[str, str]] = {
     "copy_node_table": {
         # The frame's columns must be the table's properties, in table order.
         "ladybug": "COPY {label} FROM $frame",
-        "neo4j": "UNWIND $rows AS row MERGE (n:{label} {id: row.id}) "
-                 "SET n.name = row.name, n.identifier = row.identifier RETURN count(n) AS n",
+        "neo4j": "UNWIND $rows AS row MERGE (n:{label} {id: row.id}) SET {node_set} RETURN count(n) AS n",
+    },
+    "copy_rel_table_pair": {
+        # A rel table connecting several label pairs (a Biolink predicate) is copied one pair at a time.
+        "ladybug": "COPY {rel_type} FROM $frame (from='{source_label}', to='{target_label}')",
     },
     "copy_rel_table": {
         # The frame's columns: from id, to id, then the rel properties in table order.
@@ -125,8 +134,7 @@ STATEMENTS: dict[str, dict[str, str]] = {
         # (an unlabelled ``MATCH (a {id: ...})`` scans every node); returns the count for shortfall checks.
         "neo4j": "UNWIND $rows AS row MATCH (a:{source_label} {id: row.source}) "
                  "MATCH (b:{target_label} {id: row.target}) "
-                 "CREATE (a)-[r:{rel_type}]->(b) SET r.sources = row.sources, r.license = row.license, "
-                 "r.unbiased = row.unbiased, r.pubmed_ids = row.pubmed_ids RETURN count(r) AS n",
+                 "CREATE (a)-[r:{rel_type}]->(b) SET {rel_set} RETURN count(r) AS n",
     },
     # --- counts ------------------------------------------------------------------------------------
     "count_nodes": {
@@ -258,6 +266,11 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target",
         "neo4j": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target",
     },
+    "rel_endpoints_asserted": {
+        # The same without negated assertions (KGX ``negated = true``): what PPR and agents traverse.
+        "ladybug": "MATCH (a)-[r:{rel_type}]->(b) WHERE {not_negated} RETURN a.id AS source, b.id AS target",
+        "neo4j": "MATCH (a)-[r:{rel_type}]->(b) WHERE {not_negated} RETURN a.id AS source, b.id AS target",
+    },
     "passages_by_id": {
         "ladybug": f"MATCH (p:Passage) WHERE p.id IN $ids RETURN {_PASSAGE_RETURN}",
         "neo4j": f"MATCH (p:Passage) WHERE p.id IN $ids RETURN {_PASSAGE_RETURN}",
@@ -308,9 +321,9 @@ STATEMENTS: dict[str, dict[str, str]] = {
     },
     "edges_among": {
         # One query over the 24 domain rel tables; both endpoints filtered by the same id list.
-        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
+        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
                    "RETURN a.id AS source, b.id AS target, label(r) AS rel_type",
-        "neo4j": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
+        "neo4j": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
                  "RETURN a.id AS source, b.id AS target, type(r) AS rel_type",
     },
     # --- agents (engram_kit.agents): typed one-hop neighbourhoods ------------------------------------
@@ -334,8 +347,8 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "neo4j": "MATCH (n:{label}) RETURN n.id AS id, n.name AS name, n.identifier AS identifier ORDER BY id",
     },
     "export_domain_rels": {
-        "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, " + _DOMAIN_REL_RETURN,
-        "neo4j": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, " + _DOMAIN_REL_RETURN,
+        "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, {rel_return}",
+        "neo4j": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, {rel_return}",
     },
     "export_sections": {
         "ladybug": f"MATCH (s:Section) RETURN {_SECTION_RETURN} ORDER BY id",
@@ -387,7 +400,8 @@ NEO4J_ONLY_STATEMENTS: dict[str, dict[str, str]] = {
         # entity (weight = confidence) and SAME_AS (weight 1); self-loops dropped like CSRGraph does.
         # Parallel relationships are kept, which PageRank treats as one edge with the summed weight, as the
         # CSR does when it sums duplicates.
-        "neo4j": f"MATCH (s)-[r:{_RETRIEVAL_REL_UNION}]->(t) WHERE s <> t AND (type(r) <> 'MENTIONS' OR s:Passage) "
+        "neo4j": "MATCH (s)-[r:{retrieval_rels}]->(t) WHERE s <> t AND (type(r) <> 'MENTIONS' OR s:Passage) "
+                 "AND {not_negated} "
                  "WITH s, t, CASE type(r) WHEN 'MAPS_TO' THEN r.confidence WHEN 'MENTIONS' THEN toFloat(r.count) "
                  "ELSE 1.0 END AS weight "
                  "WITH gds.graph.project($graph_name, s, t, {relationshipProperties: {weight: weight}}, "
@@ -450,29 +464,63 @@ DOCUMENT_STATEMENTS: dict[str, dict[str, str]] = {
 }
 STATEMENTS.update(DOCUMENT_STATEMENTS)
 
-_NEIGHBOUR_RETURN = ("a.id AS source, b.id AS target, label(r) AS rel_type, r.sources AS sources, "
-                     "r.license AS license, r.unbiased AS unbiased, r.pubmed_ids AS pubmed_ids")
+#: Workspace metadata (:data:`META_LABEL`): the stored graph schema and anything else a store must know.
+STATEMENTS.update({
+    "read_meta": _both("MATCH (m:EngramMeta) RETURN m.key AS key, m.value AS value"),
+    "write_meta": _both("MERGE (m:EngramMeta {key: $key}) SET m.value = $value RETURN count(m) AS n"),
+})
+
+_NEIGHBOUR_RETURN = "a.id AS source, b.id AS target, label(r) AS rel_type, {rel_return}"
 _NEIGHBOUR_RETURN_NEO4J = _NEIGHBOUR_RETURN.replace("label(r)", "type(r)")
 #: One-hop neighbourhood reads of a domain node (graph explorer, :mod:`engram_kit.exploration`), with
-#: edge provenance. ``$id`` is the node id, ``$limit`` the most edges per direction.
+#: edge provenance (every rel property of the schema). ``$id`` is the node id, ``$limit`` the most edges per
+#: direction. Negated assertions (KGX ``negated = true``) are included: the explorer shows them as negated.
 EXPLORATION_STATEMENTS: dict[str, dict[str, str]] = {
     "neighbours_out": {
-        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE a.id = $id RETURN {_NEIGHBOUR_RETURN}, "
+        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id = $id RETURN " + _NEIGHBOUR_RETURN + ", "
                    "b.name AS neighbour_name, label(b) AS neighbour_label LIMIT $limit",
-        "neo4j": f"MATCH (a {{id: $id}})-[r:{_DOMAIN_REL_UNION}]->(b) RETURN {_NEIGHBOUR_RETURN_NEO4J}, "
+        "neo4j": "MATCH (a {id: $id})-[r:{domain_rels}]->(b) RETURN " + _NEIGHBOUR_RETURN_NEO4J + ", "
                  "b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
     },
     "neighbours_in": {
-        "ladybug": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b) WHERE b.id = $id RETURN {_NEIGHBOUR_RETURN}, "
+        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE b.id = $id RETURN " + _NEIGHBOUR_RETURN + ", "
                    "a.name AS neighbour_name, label(a) AS neighbour_label LIMIT $limit",
-        "neo4j": f"MATCH (a)-[r:{_DOMAIN_REL_UNION}]->(b {{id: $id}}) RETURN {_NEIGHBOUR_RETURN_NEO4J}, "
+        "neo4j": "MATCH (a)-[r:{domain_rels}]->(b {id: $id}) RETURN " + _NEIGHBOUR_RETURN_NEO4J + ", "
                  "a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
     },
 }
 STATEMENTS.update(EXPLORATION_STATEMENTS)
 
 
-def statement(name: str, dialect: str, **identifiers: str) -> str:
+#: Placeholders :func:`statement` fills from the graph schema itself (never from caller input).
+AUTO_PLACEHOLDERS: tuple[str, ...] = ("domain_rels", "retrieval_rels", "rel_return", "not_negated", "node_set",
+                                      "rel_set")
+
+
+def schema_identifiers(schema: GraphSchema | None = None) -> frozenset[str]:
+    """Labels and relationship types that may be interpolated into a statement for ``schema``
+    (default Hetionet): the domain layer's, the literature layer's and :data:`META_LABEL`."""
+    if schema is None or schema is HETIONET_SCHEMA:
+        return SCHEMA_IDENTIFIERS
+    return frozenset(schema.labels + schema.rel_types + LITERATURE_LABELS + LITERATURE_REL_TYPES + (META_LABEL,))
+
+
+def _auto_values(schema: GraphSchema) -> dict[str, str]:
+    """Text of the :data:`AUTO_PLACEHOLDERS` for ``schema`` (names already checked by GraphSchema)."""
+    negation = schema.negation_property
+    return {
+        "domain_rels": "|".join(schema.rel_types),
+        "retrieval_rels": "|".join(schema.rel_types + ("MENTIONS", "MAPS_TO", "SAME_AS")),
+        "rel_return": ", ".join(f"r.{prop} AS {prop}" for prop in schema.rel_properties),
+        # Negated assertions (Biolink ``negated``) never carry PPR relevance; literature edges have no such
+        # property, hence the IS NULL.
+        "not_negated": f"(r.{negation} IS NULL OR r.{negation} = false)" if negation else "true",
+        "node_set": _set_clause("n", schema.node_properties),
+        "rel_set": _set_clause("r", schema.rel_properties, skip=()),
+    }
+
+
+def statement(name: str, dialect: str, *, schema: GraphSchema | None = None, **identifiers: str) -> str:
     """Return the text of a registered statement, with schema identifiers filled in.
 
     Parameters
@@ -481,9 +529,13 @@ def statement(name: str, dialect: str, **identifiers: str) -> str:
         Key of :data:`STATEMENTS`, e.g. ``"merge_nounphrases"``.
     dialect : str
         One of :data:`DIALECTS`.
+    schema : GraphSchema, optional
+        The store's domain layer (default Hetionet v1.0). It fills the :data:`AUTO_PLACEHOLDERS`
+        (``{domain_rels}``: the union of its relationship types; ``{rel_return}``: its edge properties) and
+        bounds which identifiers are accepted.
     **identifiers : str
-        Values for ``{label}`` / ``{rel_type}`` placeholders. Each must be a schema label or relationship
-        type (:data:`SCHEMA_IDENTIFIERS`); data values go in query parameters instead.
+        Values for ``{label}`` / ``{rel_type}`` placeholders. Each must be a label or relationship type of
+        ``schema`` or the literature layer (:func:`schema_identifiers`); data values go in query parameters.
 
     Returns
     -------
@@ -495,7 +547,7 @@ def statement(name: str, dialect: str, **identifiers: str) -> str:
     QueryError
         If the statement name is unknown, or has no text for this dialect yet.
     DataError
-        If an identifier is not part of the fixed schema.
+        If an identifier is not part of the schema.
 
     Examples
     --------
@@ -512,16 +564,20 @@ def statement(name: str, dialect: str, **identifiers: str) -> str:
             f"Cypher statement {name!r} has no {dialect!r} version yet (has: {', '.join(sorted(by_dialect))}); "
             f"add it to engram_kit.store.cypher.STATEMENTS."
         )
+    schema = schema or HETIONET_SCHEMA
+    allowed = schema_identifiers(schema)
     for key, value in identifiers.items():
-        if value not in SCHEMA_IDENTIFIERS:
+        if key in AUTO_PLACEHOLDERS or value not in allowed:
             raise DataError(
-                f"{key}={value!r} is not a label or relationship type of the engram-kit schema; only schema "
+                f"{key}={value!r} is not a label or relationship type of the {schema.name} schema; only schema "
                 f"identifiers may be interpolated into Cypher (pass data values as parameters)."
             )
         placeholder = "{" + key + "}"
         if placeholder not in text:
             raise QueryError(f"Cypher statement {name!r} has no {placeholder} placeholder to fill.")
         text = text.replace(placeholder, value)
+    for key, value in _auto_values(schema).items():
+        text = text.replace("{" + key + "}", value)
     return text
 
 
@@ -539,7 +595,8 @@ def _property_list(properties: dict[str, str], *, primary_key: str | None = None
     return ", ".join(parts)
 
 
-def node_table_ddl(label: str, properties: dict[str, str], dialect: str = "ladybug") -> str:
+def node_table_ddl(label: str, properties: dict[str, str], dialect: str = "ladybug", *,
+                   schema: GraphSchema | None = None) -> str:
     """DDL creating one node table (LadybugDB) or the ``id`` uniqueness constraint (Neo4j); idempotent.
 
     Parameters
@@ -557,8 +614,12 @@ def node_table_ddl(label: str, properties: dict[str, str], dialect: str = "ladyb
         If the label is not a schema label or ``id`` is missing.
     """
     _check_dialect(dialect)
-    if label not in SCHEMA_IDENTIFIERS:
+    if label not in schema_identifiers(schema):
         raise DataError(f"Label {label!r} is not part of the engram-kit schema.")
+    if label == META_LABEL:  # keyed by ``key``, not ``id``
+        if dialect == "neo4j":
+            return f"CREATE CONSTRAINT engram_meta_key IF NOT EXISTS FOR (n:{label}) REQUIRE n.key IS UNIQUE"
+        return f"CREATE NODE TABLE IF NOT EXISTS {label}({_property_list(properties, primary_key='key')})"
     if "id" not in properties:
         raise DataError(f"Node table {label!r} needs an 'id' property (its primary key).")
     if dialect == "neo4j":
@@ -568,7 +629,7 @@ def node_table_ddl(label: str, properties: dict[str, str], dialect: str = "ladyb
 
 
 def rel_table_ddl(rel_type: str, endpoints: tuple[tuple[str, str], ...], properties: dict[str, str],
-                  dialect: str = "ladybug") -> str | None:
+                  dialect: str = "ladybug", *, schema: GraphSchema | None = None) -> str | None:
     """DDL creating one relationship table (LadybugDB); ``None`` for Neo4j (no rel schema there).
 
     Parameters
@@ -582,7 +643,7 @@ def rel_table_ddl(rel_type: str, endpoints: tuple[tuple[str, str], ...], propert
         Property name -> LadybugDB type.
     """
     _check_dialect(dialect)
-    if rel_type not in SCHEMA_IDENTIFIERS:
+    if rel_type not in schema_identifiers(schema):
         raise DataError(f"Relationship type {rel_type!r} is not part of the engram-kit schema.")
     if dialect == "neo4j":
         return None
@@ -592,23 +653,31 @@ def rel_table_ddl(rel_type: str, endpoints: tuple[tuple[str, str], ...], propert
     return f"CREATE REL TABLE IF NOT EXISTS {rel_type}({body})"
 
 
-def schema_statements(dialect: str = "ladybug") -> list[str]:
+def schema_statements(dialect: str = "ladybug", schema: GraphSchema | None = None) -> list[str]:
     """All DDL of the engram-kit graph model, in dependency order (node tables before rel tables).
+
+    Parameters
+    ----------
+    dialect : ``"ladybug"`` or ``"neo4j"``.
+    schema : the domain layer (default Hetionet v1.0); a KGX graph passes the schema derived from its data.
 
     Returns
     -------
     list of str
-        11 domain node tables, 4 literature node tables, 24 metaedge rel tables and 5 literature rel
-        tables for LadybugDB (44 statements); uniqueness constraints for Neo4j (15 statements).
+        For Hetionet on LadybugDB: 11 domain node tables, 4 literature node tables, the metadata table, 24
+        metaedge rel tables and 5 literature rel tables (45 statements); for Neo4j the uniqueness
+        constraints only (16 statements). ``MAPS_TO`` may point at every domain label of ``schema``.
     """
     _check_dialect(dialect)
-    out = [node_table_ddl(label, DOMAIN_NODE_PROPERTIES, dialect) for label in DOMAIN_LABELS]
-    out += [node_table_ddl(label, props, dialect) for label, props in LITERATURE_NODE_PROPERTIES.items()]
-    rels: list[str | None] = [
-        rel_table_ddl(m.rel_type, ((m.source_label, m.target_label),), DOMAIN_REL_PROPERTIES, dialect)
-        for m in METAEDGES
-    ]
-    rels += [rel_table_ddl(rel, ends, props, dialect) for rel, (ends, props) in LITERATURE_REL_TABLES.items()]
+    schema = schema or HETIONET_SCHEMA
+    out = [node_table_ddl(label, schema.node_properties, dialect, schema=schema) for label in schema.labels]
+    out += [node_table_ddl(label, props, dialect, schema=schema) for label, props in LITERATURE_NODE_PROPERTIES.items()]
+    out.append(node_table_ddl(META_LABEL, META_PROPERTIES, dialect, schema=schema))
+    rels: list[str | None] = [rel_table_ddl(spec.rel_type, spec.pairs, schema.rel_properties, dialect, schema=schema)
+                              for spec in schema.rel_specs]
+    literature = {**LITERATURE_REL_TABLES,
+                  "MAPS_TO": (tuple(("NounPhrase", label) for label in schema.labels), LITERATURE_REL_TABLES["MAPS_TO"][1])}
+    rels += [rel_table_ddl(rel, ends, props, dialect, schema=schema) for rel, (ends, props) in literature.items()]
     out += [text for text in rels if text is not None]
     return out
 
@@ -635,6 +704,7 @@ def neo4j_index_statements() -> list[str]:
 #: Every query parameter a Neo4j statement may use, with an example value (its type is what the linter
 #: checks). A statement using a parameter missing here fails ``tests/test_cypher_lint.py``.
 NEO4J_PARAMETERS: dict[str, object] = {
+    "key": "", "value": "",
     "rows": [], "ids": [], "article_ids": [], "article_id": "", "id": "", "status": "", "error": "", "source": "",
     "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
     "max_iterations": 100, "node_projection": [], "relationship_projection": {}, "limit": 300,
@@ -683,7 +753,7 @@ def _expansions(text: str) -> list[dict[str, str]]:
     QueryError
         For a placeholder this expansion does not know (extend it with the new placeholder's values).
     """
-    names = list(dict.fromkeys(re.findall(r"\{(\w+)\}", text)))
+    names = [n for n in dict.fromkeys(re.findall(r"\{(\w+)\}", text)) if n not in AUTO_PLACEHOLDERS]
     labels = [n for n in names if n.endswith("label")]
     unknown = [n for n in names if n != "rel_type" and n not in labels]
     if unknown or len(labels) > 2:
@@ -733,7 +803,8 @@ def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
         ``propertyKeys``, ``parameters`` (:data:`NEO4J_PARAMETERS`), ``functions``
         (:data:`NEO4J_BUILTIN_FUNCTIONS`) and ``routines`` (:data:`GDS_ROUTINES`).
     """
-    properties = set(DOMAIN_NODE_PROPERTIES) | set(DOMAIN_REL_PROPERTIES) | {"weight"} | set(NEO4J_ROW_KEYS)
+    properties = (set(DOMAIN_NODE_PROPERTIES) | set(DOMAIN_REL_PROPERTIES) | {"weight"} | set(NEO4J_ROW_KEYS)
+                  | set(META_PROPERTIES))
     for props in LITERATURE_NODE_PROPERTIES.values():
         properties |= set(props)
     for _, rel_props in LITERATURE_REL_TABLES.values():
@@ -742,7 +813,7 @@ def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
         "dialect": dialect,
         "statements": dialect_statements(dialect),
         "schema": {
-            "labels": list(DOMAIN_LABELS + LITERATURE_LABELS),
+            "labels": list(DOMAIN_LABELS + LITERATURE_LABELS + (META_LABEL,)),
             "relationshipTypes": list(DOMAIN_REL_TYPES + LITERATURE_REL_TYPES),
             "propertyKeys": sorted(properties),
             "parameters": NEO4J_PARAMETERS,

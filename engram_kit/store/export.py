@@ -58,7 +58,7 @@ _INDEX_FIELD = {"idx": "index"}
 
 
 def _q(store: GraphStore, name: str, **identifiers: str) -> pd.DataFrame:
-    return store.query(statement(name, store.dialect, **identifiers))
+    return store.query(statement(name, store.dialect, schema=getattr(store, "schema", None), **identifiers))
 
 
 # --- reading a store ---------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ LadybugDB quirks handled here
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -57,16 +58,14 @@ from engram_kit.errors import (
     WorkspaceError,
     WorkspaceLockedError,
 )
-from engram_kit.kg.schema import NODE_KINDS, kind_to_label, metaedge
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.records import STATUSES, LiteratureBatch, SameAsEdge
 from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS, GraphStore
 from engram_kit.store.cypher import (
-    DOMAIN_LABELS,
-    DOMAIN_REL_PROPERTIES,
-    DOMAIN_REL_TYPES,
     LITERATURE_LABELS,
     LITERATURE_NODE_PROPERTIES,
     LITERATURE_REL_TYPES,
+    META_LABEL,
     MENTION_SOURCE_LABELS,
     schema_statements,
     statement,
@@ -159,14 +158,15 @@ def _chunks(rows: list[dict[str, Any]], size: int = UNWIND_CHUNK_ROWS) -> Iterat
         yield rows[start:start + size]
 
 
-def _label_of_id(node_id: str) -> str | None:
-    """Graph label of a node id: ``"Gene::7157"`` -> ``"Gene"``, ``"np:..."`` -> ``"NounPhrase"``, else None."""
+def _label_of_id(node_id: str, schema: GraphSchema = HETIONET_SCHEMA) -> str | None:
+    """Graph label of a node id: ``"Gene::7157"`` -> ``"Gene"``, ``"Gene::HGNC:10848"`` -> ``"Gene"`` (KGX),
+    ``"np:..."`` -> ``"NounPhrase"``; None when the prefix is no kind or label of ``schema``."""
     if node_id.startswith(NOUNPHRASE_PREFIX):
         return "NounPhrase"
     kind, sep, _ = node_id.partition("::")
     if not sep:
         return None
-    return NODE_KINDS.get(kind) or (kind if kind in DOMAIN_LABELS else None)
+    return schema.kinds.get(kind) or (kind if kind in schema.labels else None)
 
 
 def _text_column(values: pd.Series) -> pd.Series:
@@ -205,13 +205,23 @@ class LadybugStore(GraphStore):
 
     dialect = "ladybug"
 
-    def __init__(self, path: Path, *, read_only: bool = False, buffer_pool_mb: int | None = None) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, buffer_pool_mb: int | None = None,
+                 schema: GraphSchema | None = None) -> None:
         self.path = Path(path)
         self.read_only = read_only
         self.buffer_pool_mb = buffer_pool_mb
         self._db: lb.Database | None = None
         self._conn: lb.Connection | None = None
         self._open()
+        stored = self._stored_schema()
+        if stored is not None and schema is not None and stored != schema:
+            self.close()
+            raise WorkspaceError(
+                f"The graph database {self.path} holds a {stored.name} graph with another schema than the one "
+                f"given; open it without a schema (it is stored), or create a new workspace for the new graph."
+            )
+        #: The domain layer this store holds (stored in the database; Hetionet for stores made before).
+        self.schema: GraphSchema = stored or schema or HETIONET_SCHEMA
         if read_only:
             self._check_schema()
         else:
@@ -302,7 +312,7 @@ class LadybugStore(GraphStore):
         return result.get_as_df()
 
     def _run(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
-        return self._execute(statement(name, self.dialect, **identifiers), parameters,
+        return self._execute(statement(name, self.dialect, schema=self.schema, **identifiers), parameters,
                              what=f"statement {name!r}" + (f" {identifiers}" if identifiers else ""))
 
     def _run_count(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> int:
@@ -331,7 +341,8 @@ class LadybugStore(GraphStore):
 
     # --- schema --------------------------------------------------------------------------------------
     def create_schema(self) -> None:
-        """Create the 15 node tables and 29 rel tables if missing; idempotent.
+        """Create the node and rel tables of :attr:`schema` and the literature layer if missing, and store the
+        schema in the metadata table; idempotent.
 
         Raises
         ------
@@ -339,15 +350,24 @@ class LadybugStore(GraphStore):
             On a read-only store.
         """
         self._require_writable("create_schema")
-        for ddl in schema_statements(self.dialect):
+        for ddl in schema_statements(self.dialect, self.schema):
             self._execute(ddl, what="schema creation")
+        self._run("write_meta", {"key": "graph_schema", "value": json.dumps(self.schema.to_dict())})
+
+    def _stored_schema(self) -> GraphSchema | None:
+        """The schema kept in the metadata table, or None (new database, or one made before the table)."""
+        if META_LABEL not in self._table_names():
+            return None
+        frame = self._execute(statement("read_meta", self.dialect), what="reading the stored graph schema")
+        value = dict(zip(frame["key"], frame["value"])).get("graph_schema")
+        return GraphSchema.from_dict(json.loads(value)) if value else None
 
     def _table_names(self) -> set[str]:
         frame = self._execute("CALL show_tables() RETURN name", what="listing tables")
         return set(frame["name"])
 
     def _check_schema(self) -> None:
-        expected = set(DOMAIN_LABELS + DOMAIN_REL_TYPES + LITERATURE_LABELS + LITERATURE_REL_TYPES)
+        expected = set(self.schema.labels + self.schema.rel_types + LITERATURE_LABELS + LITERATURE_REL_TYPES)
         missing = sorted(expected - self._table_names())
         if missing:
             self.close()
@@ -359,20 +379,23 @@ class LadybugStore(GraphStore):
 
     # --- bulk load -----------------------------------------------------------------------------------
     def _domain_is_empty(self) -> bool:
-        return all(self._run_count("count_nodes", label=label) == 0 for label in DOMAIN_LABELS)
+        return all(self._run_count("count_nodes", label=label) == 0 for label in self.schema.labels)
 
     def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
-        """Bulk-load the Hetionet domain layer with one ``COPY`` per node label and per metaedge.
+        """Bulk-load the domain layer of :attr:`schema` with one ``COPY`` per node label and per (relationship
+        type, endpoint label pair).
 
         Parameters
         ----------
         nodes : DataFrame
-            Columns :data:`~engram_kit.store.base.NODE_COLUMNS` (``id, kind, identifier, name``); ``kind`` a
-            Hetionet kind (``"Side Effect"``) or label (``"SideEffect"``); ids unique.
+            Columns :data:`~engram_kit.store.base.NODE_COLUMNS` (``id, kind, identifier, name``) plus any other
+            node property of the schema (KGX: ``category, synonyms, ...``); ``kind`` a kind or label of the
+            schema (``"Side Effect"``/``"SideEffect"``); ids unique.
         edges : DataFrame
-            Columns :data:`~engram_kit.store.base.EDGE_COLUMNS`; ``metaedge`` an abbreviation (``"CbG"``) or
-            relationship type; both endpoints must be nodes of the metaedge's kinds. Property columns are
-            stored as strings (missing values as NULL).
+            ``source, target`` and either ``rel_type`` (``"HAS_PHENOTYPE"``) or Hetionet's ``metaedge``
+            (``"CbG"``); both endpoints must be nodes of a label pair the schema allows for the type. Property
+            columns named in the schema are stored (strings, or booleans for BOOLEAN properties such as KGX
+            ``negated``; missing values as NULL/False).
         progress : bool
             Show a tqdm bar over the tables.
 
@@ -398,12 +421,15 @@ class LadybugStore(GraphStore):
                 f"an empty domain layer. Create a new workspace to load a different graph."
             )
         t0 = time.perf_counter()
-        tables = list(node_frames.items()) + list(edge_frames.items())
-        for table, frame in tqdm(tables, desc="COPY tables", disable=not progress, unit="table"):
-            if table in DOMAIN_REL_TYPES:
-                cypher = statement("copy_rel_table", self.dialect, rel_type=table)
+        tables = [((label, None), frame) for label, frame in node_frames.items()] + list(edge_frames.items())
+        for (table, pair), frame in tqdm(tables, desc="COPY tables", disable=not progress, unit="table"):
+            if pair is None:
+                cypher = statement("copy_node_table", self.dialect, schema=self.schema, label=table)
+            elif len(self.schema.rel_spec(table).pairs) > 1:
+                cypher = statement("copy_rel_table_pair", self.dialect, schema=self.schema, rel_type=table,
+                                   source_label=pair[0], target_label=pair[1])
             else:
-                cypher = statement("copy_node_table", self.dialect, label=table)
+                cypher = statement("copy_rel_table", self.dialect, schema=self.schema, rel_type=table)
             try:  # the frame goes in as a parameter: LadybugDB scans it directly (pybind backend)
                 self._connection().execute(cypher, {"frame": frame})
             except RuntimeError as exc:
@@ -414,9 +440,12 @@ class LadybugStore(GraphStore):
         logger.info("Loaded %d nodes and %d edges into %s in %.1f s", len(nodes), len(edges), self.path,
                     time.perf_counter() - t0)
 
-    @staticmethod
-    def _node_frames(nodes: pd.DataFrame) -> dict[str, pd.DataFrame]:
-        """Split the node frame by label into COPY-ready frames (``id, name, identifier``)."""
+    def _node_labels(self, nodes: pd.DataFrame) -> pd.Series:
+        """Label of every row of a node frame (its ``kind`` through the schema)."""
+        return nodes["kind"].map({kind: self.schema.label_of_kind(str(kind)) for kind in nodes["kind"].unique()})
+
+    def _node_frames(self, nodes: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        """Split the node frame by label into COPY-ready frames (the schema's node properties, in order)."""
         missing = [c for c in NODE_COLUMNS if c not in nodes.columns]
         if missing:
             raise DataError(f"Node frame lacks columns {missing}; expected {list(NODE_COLUMNS)}.")
@@ -424,47 +453,64 @@ class LadybugStore(GraphStore):
         if len(duplicated):
             raise DataError(f"Node frame has {len(duplicated)} duplicated ids, e.g. {duplicated.iloc[0]!r}; "
                             f"ids must be unique.")
-        labels = nodes["kind"].map({kind: kind_to_label(kind) for kind in nodes["kind"].unique()})
+        labels = self._node_labels(nodes)
         out: dict[str, pd.DataFrame] = {}
-        for label in DOMAIN_LABELS:
+        for label in self.schema.labels:
             part = nodes[labels == label]
             if len(part):
                 out[label] = pd.DataFrame({
-                    "id": part["id"].astype(str).to_numpy(),
-                    "name": _text_column(part["name"]).to_numpy(),
-                    "identifier": _text_column(part["identifier"]).to_numpy(),
+                    prop: (part["id"].astype(str).to_numpy() if prop == "id"
+                           else _text_column(part[prop]).to_numpy() if prop in part.columns
+                           else np.full(len(part), None, dtype=object))
+                    for prop in self.schema.node_properties
                 })
         return out
 
-    @staticmethod
-    def _edge_frames(edges: pd.DataFrame, nodes: pd.DataFrame) -> dict[str, pd.DataFrame]:
-        """Split the edge frame by metaedge into COPY-ready frames, checking every endpoint's kind."""
-        missing = [c for c in EDGE_COLUMNS[:3] if c not in edges.columns]
+    def _edge_rel_types(self, edges: pd.DataFrame) -> pd.Series:
+        """Relationship type of every edge row: its ``rel_type`` column, else its Hetionet ``metaedge``."""
+        if "rel_type" in edges.columns:
+            names = edges["rel_type"]
+        elif "metaedge" in edges.columns:
+            names = edges["metaedge"]
+        else:
+            raise DataError(f"Edge frame needs a 'rel_type' (or Hetionet 'metaedge') column; has {list(edges.columns)}.")
+        return names.map({name: self.schema.rel_spec(str(name)).rel_type for name in names.unique()})
+
+    def _edge_frames(self, edges: pd.DataFrame,
+                     nodes: pd.DataFrame) -> dict[tuple[str, tuple[str, str]], pd.DataFrame]:
+        """Split the edge frame by (relationship type, endpoint label pair) into COPY-ready frames, checking
+        that every endpoint is a node whose label pair the schema allows for that type."""
+        missing = [c for c in ("source", "target") if c not in edges.columns]
         if missing:
             raise DataError(f"Edge frame lacks columns {missing}; expected {list(EDGE_COLUMNS)}.")
-        label_of = pd.Series(
-            nodes["kind"].map({kind: kind_to_label(kind) for kind in nodes["kind"].unique()}).to_numpy(),
-            index=nodes["id"].astype(str).to_numpy(),
-        )
-        out: dict[str, pd.DataFrame] = {}
-        for name, part in edges.groupby("metaedge", sort=False):
-            meta = metaedge(str(name))
-            sources = part["source"].astype(str)
-            targets = part["target"].astype(str)
-            for end, ids, want in (("source", sources, meta.source_label), ("target", targets, meta.target_label)):
-                got = label_of.reindex(ids.to_numpy()).to_numpy()
-                bad = got != want
-                if bad.any():
-                    example = ids.to_numpy()[bad][0]
-                    raise DataError(
-                        f"{int(bad.sum())} {meta.abbreviation} edges have a {end} that is not a "
-                        f"{want} node of the node frame, e.g. {example!r}; fix the edge file or add the node."
-                    )
-            frame = pd.DataFrame({"from": sources.to_numpy(), "to": targets.to_numpy()})
-            for prop in DOMAIN_REL_PROPERTIES:
-                frame[prop] = (_text_column(part[prop]).to_numpy() if prop in part.columns
-                               else np.full(len(part), None, dtype=object))
-            out[meta.rel_type] = pd.concat([out[meta.rel_type], frame]) if meta.rel_type in out else frame
+        label_of = pd.Series(self._node_labels(nodes).to_numpy(), index=nodes["id"].astype(str).to_numpy())
+        sources, targets = edges["source"].astype(str), edges["target"].astype(str)
+        keys = pd.DataFrame({"rel_type": self._edge_rel_types(edges).to_numpy(),
+                             "source_label": label_of.reindex(sources.to_numpy()).to_numpy(),
+                             "target_label": label_of.reindex(targets.to_numpy()).to_numpy()}, index=edges.index)
+        out: dict[tuple[str, tuple[str, str]], pd.DataFrame] = {}
+        for (rel_type, source_label, target_label), index in keys.groupby(
+                ["rel_type", "source_label", "target_label"], sort=False, dropna=False).groups.items():
+            spec = self.schema.rel_spec(str(rel_type))
+            pair = (source_label, target_label)
+            if pair not in spec.pairs:
+                end = "source" if all(source_label != p[0] for p in spec.pairs) else "target"
+                example = (sources if end == "source" else targets).loc[index[0]]
+                allowed = ", ".join(f"{a}->{b}" for a, b in spec.pairs)
+                raise DataError(
+                    f"{len(index)} {spec.predicate} edges have a {end} that is not a node of an allowed kind "
+                    f"({allowed}) in the node frame, e.g. {example!r}; fix the edge file or add the node."
+                )
+            part = edges.loc[index]
+            frame = pd.DataFrame({"from": sources.loc[index].to_numpy(), "to": targets.loc[index].to_numpy()})
+            for prop, type_ in self.schema.rel_properties.items():
+                if prop not in part.columns:
+                    frame[prop] = np.full(len(part), False if type_ == "BOOLEAN" else None, dtype=object)
+                elif type_ == "BOOLEAN":
+                    frame[prop] = part[prop].fillna(False).astype(bool).to_numpy()
+                else:
+                    frame[prop] = _text_column(part[prop]).to_numpy()
+            out[(spec.rel_type, pair)] = frame
         return out
 
     # --- literature writes ---------------------------------------------------------------------------
@@ -499,7 +545,7 @@ class LadybugStore(GraphStore):
         article_ids = [a.id for a in batch.articles]
         t0 = time.perf_counter()
         try:
-            rows = _batch_rows(batch)
+            rows = _batch_rows(batch, self.schema)
             with self._transaction():
                 self._write_batch_rows(article_ids, rows)
         except EngramError as exc:
@@ -634,8 +680,8 @@ class LadybugStore(GraphStore):
         dict
             15 node labels (11 domain, 4 literature) then 29 relationship types (24 domain, 5 literature).
         """
-        out = {label: self._run_count("count_nodes", label=label) for label in DOMAIN_LABELS + LITERATURE_LABELS}
-        for rel in DOMAIN_REL_TYPES + LITERATURE_REL_TYPES:
+        out = {label: self._run_count("count_nodes", label=label) for label in self.schema.labels + LITERATURE_LABELS}
+        for rel in self.schema.rel_types + LITERATURE_REL_TYPES:
             out[rel] = self._run_count("count_rels", rel_type=rel)
         return out
 
@@ -649,7 +695,7 @@ class LadybugStore(GraphStore):
         """
         by_label: dict[str, list[str]] = defaultdict(list)
         for node_id in dict.fromkeys(str(i) for i in ids):
-            label = _label_of_id(node_id)
+            label = _label_of_id(node_id, self.schema)
             if label is not None:
                 by_label[label].append(node_id)
         frames = []
@@ -663,17 +709,24 @@ class LadybugStore(GraphStore):
     def node_ids_by_label(self) -> dict[str, list[str]]:
         """All node ids per label (11 domain labels and NounPhrase), sorted; empty lists included."""
         return {label: self._run("node_ids", label=label)["id"].tolist()
-                for label in (*DOMAIN_LABELS, "NounPhrase")}
+                for label in (*self.schema.labels, "NounPhrase")}
 
-    def domain_edges(self) -> pd.DataFrame:
-        """All domain (Hetionet) edges, e.g. to build the in-memory CSR graph for PPR.
+    def domain_edges(self, *, include_negated: bool = False) -> pd.DataFrame:
+        """All domain (knowledge-graph) edges, e.g. to build the in-memory CSR graph for PPR.
+
+        Parameters
+        ----------
+        include_negated : bool
+            Keep negated assertions (KGX ``negated = true``). Default False: PPR and agent traversals must
+            never spread relevance along "X does not cause Y".
 
         Returns
         -------
         DataFrame
             Columns ``source, target, rel_type``; ~1.36M rows for the shared Hetionet partial.
         """
-        frames = [self._run("rel_endpoints", rel_type=rel).assign(rel_type=rel) for rel in DOMAIN_REL_TYPES]
+        name = "rel_endpoints" if include_negated else "rel_endpoints_asserted"
+        frames = [self._run(name, rel_type=rel).assign(rel_type=rel) for rel in self.schema.rel_types]
         return pd.concat(frames, ignore_index=True)[list(EDGE_FRAME_COLUMNS)]
 
     def get_passages(self, ids: Sequence[str]) -> pd.DataFrame:
@@ -941,7 +994,7 @@ def _mention_rows(batch: LiteratureBatch) -> dict[str, list[dict[str, Any]]]:
     return dict(rows)
 
 
-def _maps_to_rows(batch: LiteratureBatch) -> dict[str, list[dict[str, Any]]]:
+def _maps_to_rows(batch: LiteratureBatch, schema: GraphSchema = HETIONET_SCHEMA) -> dict[str, list[dict[str, Any]]]:
     """MAPS_TO rows per entity label; for a repeated (NounPhrase, entity) pair the last edge wins."""
     unique: dict[tuple[str, str], dict[str, Any]] = {}
     for e in batch.maps_to:
@@ -952,7 +1005,7 @@ def _maps_to_rows(batch: LiteratureBatch) -> dict[str, list[dict[str, Any]]]:
                                                   "confidence": float(e.confidence), "method": e.method}
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in unique.values():
-        label = _label_of_id(row["entity_id"])
+        label = _label_of_id(row["entity_id"], schema)
         if label is None or label == "NounPhrase":
             raise DataError(f"MAPS_TO target {row['entity_id']!r} is not a knowledge-graph entity id "
                             f"('Kind::identifier', e.g. 'Gene::7157').")
@@ -960,7 +1013,7 @@ def _maps_to_rows(batch: LiteratureBatch) -> dict[str, list[dict[str, Any]]]:
     return dict(rows)
 
 
-def _batch_rows(batch: LiteratureBatch) -> dict[str, Any]:
+def _batch_rows(batch: LiteratureBatch, schema: GraphSchema = HETIONET_SCHEMA) -> dict[str, Any]:
     """Turn a batch into parameter rows per statement, validating ids, statuses, labels and ranges.
 
     Returns
@@ -976,5 +1029,5 @@ def _batch_rows(batch: LiteratureBatch) -> dict[str, Any]:
         [0, 1], or a MAPS_TO target that is not a knowledge-graph id.
     """
     same_as = [{"nounphrase_id": s.nounphrase_id, "hub_id": s.hub_id} for s in dict.fromkeys(batch.same_as)]
-    return {**_node_rows(batch), "mentions": _mention_rows(batch), "maps_to": _maps_to_rows(batch),
+    return {**_node_rows(batch), "mentions": _mention_rows(batch), "maps_to": _maps_to_rows(batch, schema),
             "same_as": same_as}

@@ -39,10 +39,17 @@ from urllib.parse import urlsplit
 import pandas as pd
 from tqdm.auto import tqdm
 
-from engram_kit.errors import BackendUnavailableError, DataError, QueryError, QueryGuardError, ReadOnlyError
+from engram_kit.errors import (
+    BackendUnavailableError,
+    DataError,
+    QueryError,
+    QueryGuardError,
+    ReadOnlyError,
+    WorkspaceError,
+)
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import neo4j_index_statements, schema_statements
-from engram_kit.kg.schema import metaedge
+from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.ladybug import LadybugStore
 
 logger = logging.getLogger(__name__)
@@ -224,8 +231,10 @@ class Neo4jStore(GraphStore):
     dialect = "neo4j"
 
     def __init__(self, config: Neo4jConfig, *, read_only: bool = False, driver: Any = None,
-                 create_schema: bool = True) -> None:
+                 create_schema: bool = True, schema: GraphSchema | None = None) -> None:
         self.config = config
+        #: The domain layer (Hetionet unless given; replaced by the schema stored on the server, if any).
+        self.schema: GraphSchema = schema or HETIONET_SCHEMA
         self.read_only = read_only
         self._tx: Any = None
         self._gds: Any = None
@@ -233,8 +242,24 @@ class Neo4jStore(GraphStore):
         #: Incremented after every committed write; the GDS projection is refreshed when it changes.
         self.generation = 0
         self._driver = driver if driver is not None else self._connect()
+        stored = self._stored_schema()
+        if stored is not None and schema is not None and stored != schema:
+            raise WorkspaceError(f"The Neo4j database {config.database!r} holds a {stored.name} graph with another "
+                                 f"schema than the one given; use a new database for the new graph.")
+        self.schema = stored or self.schema
         if create_schema and not read_only:
             self.create_schema()
+
+    def _stored_schema(self) -> GraphSchema | None:
+        """The graph schema kept in the server's ``EngramMeta`` node, or None (new or older database)."""
+        try:
+            frame = self._execute(statement("read_meta", self.dialect), what="reading the stored graph schema")
+        except QueryError:
+            return None
+        if frame is None or "key" not in getattr(frame, "columns", ()):
+            return None
+        value = dict(zip(frame["key"], frame["value"])).get("graph_schema")
+        return GraphSchema.from_dict(json.loads(value)) if value else None
 
     def _connect(self) -> Any:
         neo4j = _import_neo4j()
@@ -349,6 +374,10 @@ class Neo4jStore(GraphStore):
     get_nodes = LadybugStore.get_nodes
     node_ids_by_label = LadybugStore.node_ids_by_label
     domain_edges = LadybugStore.domain_edges
+    _node_labels = LadybugStore._node_labels
+    _node_frames = LadybugStore._node_frames
+    _edge_rel_types = LadybugStore._edge_rel_types
+    _edge_frames = LadybugStore._edge_frames
     get_passages = LadybugStore.get_passages
     articles = LadybugStore.articles
     literature_edges = LadybugStore.literature_edges
@@ -365,8 +394,9 @@ class Neo4jStore(GraphStore):
             On a read-only store.
         """
         self._require_writable("create_schema")
-        for ddl in schema_statements(self.dialect) + neo4j_index_statements():
+        for ddl in schema_statements(self.dialect, self.schema) + neo4j_index_statements():
             self._execute(ddl, what="schema creation")
+        self._run("write_meta", {"key": "graph_schema", "value": json.dumps(self.schema.to_dict())})
 
     def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
         """Bulk-load the Hetionet domain layer in ``UNWIND`` batches of ``config.batch_rows`` rows.
@@ -396,8 +426,8 @@ class Neo4jStore(GraphStore):
         ``neo4j-admin database import`` of :mod:`engram_kit.store.export` CSVs is an order of magnitude faster.
         """
         self._require_writable("load_knowledge_graph")
-        node_frames = LadybugStore._node_frames(nodes)
-        edge_frames = LadybugStore._edge_frames(edges, nodes)
+        node_frames = self._node_frames(nodes)
+        edge_frames = self._edge_frames(edges, nodes)
         if not self._domain_is_empty():
             raise DataError(f"The Neo4j database {self.config.database!r} already holds a knowledge graph; "
                             f"load_knowledge_graph only fills an empty domain layer. Use a new database.")
@@ -406,11 +436,10 @@ class Neo4jStore(GraphStore):
         with tqdm(total=total, desc="Neo4j load", unit="row", disable=not progress) as bar:
             for label, frame in node_frames.items():
                 self._load_batches("copy_node_table", frame, bar, label=label)
-            for rel_type, frame in edge_frames.items():
-                meta = metaedge(rel_type)
+            for (rel_type, (source_label, target_label)), frame in edge_frames.items():
                 frame = frame.rename(columns={"from": "source", "to": "target"})
                 self._load_batches("copy_rel_table", frame, bar, rel_type=rel_type,
-                                   source_label=meta.source_label, target_label=meta.target_label)
+                                   source_label=source_label, target_label=target_label)
         self.generation += 1
         logger.info("Loaded %d nodes and %d edges into Neo4j %s in %.1f s", len(nodes), len(edges),
                     self.config.database, time.perf_counter() - t0)
@@ -553,5 +582,5 @@ class Neo4jStore(GraphStore):
 
         if self._projection is None:
             self._projection = GDSProjection(gds if gds is not None else self.gds_client(),
-                                             name=self.config.projection_name)
+                                             name=self.config.projection_name, schema=self.schema)
         return GDSPPREngine(self._projection, version=lambda: self.generation)
