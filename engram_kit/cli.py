@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="data folder in the bundled or shared layout, e.g. ../shared/data for full Hetionet "
                         "(default: the bundled sample, or $ENGRAM_DATA_DIR)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
+    p.add_argument("--kgx-edges", type=Path, default=None, metavar="EDGES",
+                   help="load a Biolink KGX graph instead of Hetionet: its edges file (.tsv/.jsonl, .gz ok)")
+    p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES",
+                   help="the KGX nodes file (without one, endpoints become stub nodes typed from the association)")
+    p.add_argument("--kgx-name", default="KGX graph", help="name recorded for the KGX graph (e.g. 'Monarch KG')")
+    p.add_argument("--kgx-release", default="", help="release recorded for the KGX graph (e.g. 2024-09-12)")
 
     p = sub.add_parser("ingest", help="ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), "
                                       "documents (.pdf, .html, .md) and URLs")
@@ -74,12 +80,35 @@ def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
     return Workspace.open(args.workspace or default_workspace_path(), read_only=read_only)
 
 
+def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | None
+    """The KGX graph named by ``--kgx-edges``/``--kgx-nodes`` (loaded and reported), or None for Hetionet."""
+    edges, nodes = getattr(args, "kgx_edges", None), getattr(args, "kgx_nodes", None)
+    if edges is None:
+        if nodes is not None:
+            from engram_kit.errors import DataError
+
+            raise DataError("--kgx-nodes needs --kgx-edges too (the edges file of the same KGX graph).")
+        return None
+    from engram_kit.kg.kgx import load_kgx
+
+    kg = load_kgx(nodes, edges, errors="skip", missing_nodes="error" if nodes is not None else "stub",
+                  name=args.kgx_name, version=args.kgx_release)
+    report = kg.report
+    print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
+          f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
+    for row in report.skipped.head(5).itertuples(index=False):
+        print(f"  skipped {row.file} line {row.line}: {row.reason}")
+    return kg
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     from engram_kit.workspace import Workspace, default_workspace_path
 
     path = args.workspace or default_workspace_path()
+    graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local") as ws:
+    with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
+                          graph=graph) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
@@ -281,7 +310,7 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     config = _neo4j_config(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
     with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
-                          vectors=_vectors_arg(args) or "local") as ws:
+                          vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args)) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")

@@ -55,3 +55,30 @@ def sample_records(sample_paths):
     from engram_kit.ingestion.pubmed import read_pubmed
 
     return list(read_pubmed(sample_paths.abstracts))
+
+
+@pytest.fixture(scope="session")
+def kgx_workspace_path(tmp_path_factory) -> Path:
+    """A workspace holding the bundled Biolink KGX sample (SHH / holoprosencephaly graph: HGNC genes, MONDO
+    diseases, HP phenotypes) instead of Hetionet, made with ``engram init --kgx-...``, plus the 35 bundled PubMed
+    abstracts that mention its entities."""
+    from engram_kit.cli import main
+
+    kgx = Path(__file__).parents[1] / "data" / "kgx"
+    path = tmp_path_factory.mktemp("kgx") / "kgx-workspace"
+    assert main(["init", "-w", str(path), "--kgx-nodes", str(kgx / "graph_nodes.tsv"), "--kgx-edges",
+                 str(kgx / "graph_edges.tsv"), "--kgx-name", "Monarch KG sample", "--kgx-release",
+                 "biolink/kgx@02b5f97"]) == 0
+    assert main(["ingest", "-w", str(path), str(kgx / "abstracts-kgx.jsonl.gz")]) == 0
+    return path
+
+
+@pytest.fixture(scope="session")
+def kgx_workspace(kgx_workspace_path):
+    """The KGX session workspace, opened once (tests must not change its content)."""
+    from engram_kit.workspace import Workspace
+
+    ws = Workspace.open(kgx_workspace_path)
+    ws.settings.progress = False
+    yield ws
+    ws.close()
