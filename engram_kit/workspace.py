@@ -504,7 +504,7 @@ class Workspace:
                 raise WorkspaceError(f"{dest} already holds a workspace; pass overwrite=True (CLI: --force).")
             shutil.rmtree(dest)
         vector_store, vector_server = _vector_store_manifest(dest, _migration_vectors(self, vectors))
-        store = _new_store(dest, "neo4j", neo4j)
+        store = _new_store(dest, "neo4j", neo4j, schema=getattr(self.store, "schema", None))
         try:
             nodes, edges = read_domain(self.store)
             store.load_knowledge_graph(nodes, edges, progress=self.settings.progress)

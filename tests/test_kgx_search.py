@@ -300,3 +300,18 @@ def test_loaded_kgx_graph_is_searchable(hetionet_nodes):
     graph = kgx.load_kgx(kgx_file("graph_nodes.tsv"), kgx_file("graph_edges.tsv"), progress=False)
     assert EntitySearch(Lexicon.build(graph.nodes)).search("HGNC:10848").matches[0].node_id == "Gene::HGNC:10848"
     assert crosswalk(graph, hetionet_nodes).matched_kgx == 138
+
+
+def test_cross_species_symbol_resolves_to_the_human_gene():
+    """'SHH' names the human gene and its orthologues in the Monarch sample; a tie leans human (resolver)."""
+    from engram_kit.extraction.lexicon import Lexicon
+    from engram_kit.kg.kgx import load_kgx
+    from engram_kit.resolution.resolver import EntityResolver
+
+    kgx = Path(__file__).parents[1] / "data" / "kgx"
+    kg = load_kgx(kgx / "graph_nodes.tsv", kgx / "graph_edges.tsv", progress=False)
+    shh = kg.nodes[kg.nodes["name"].str.fullmatch(r"SHH( \(human\))?|Shh|shha", case=False)]
+    assert len(shh) >= 2 and (shh["in_taxon"] == "NCBITaxon:9606").any()
+    resolver = EntityResolver(Lexicon.build(kg.nodes), kg.nodes)
+    best = resolver.resolve("SHH")[0]
+    assert kg.nodes.set_index("id").loc[best.node_id, "in_taxon"] == "NCBITaxon:9606"

@@ -98,7 +98,21 @@ KIND_PRIORITY: dict[str, float] = {
     "Biological Process": 1.5,
     "Molecular Function": 1.0,
     "Cellular Component": 1.0,
+    # Biolink labels of a KGX graph (Monarch), placed beside their Hetionet counterparts.
+    "PhenotypicFeature": 5.0,
+    "ChemicalEntity": 7.0,
+    "SmallMolecule": 7.0,
+    "Drug": 7.0,
+    "AnatomicalEntity": 3.0,
+    "BiologicalProcess": 1.5,
+    "MolecularActivity": 1.0,
+    "CellularComponent": 1.0,
 }
+#: NCBI Taxonomy id of Homo sapiens: a KGX graph (Monarch) holds orthologous genes of many species under one
+#: symbol ("SHH" of human, mouse, zebrafish...). Literature questions here are about human biology, so a tie
+#: between taxa leans human by this factor (an engineering choice; context embeddings still decide first).
+HUMAN_TAXON = "NCBITaxon:9606"
+HUMAN_TAXON_PREFERENCE = 4.0
 
 
 @dataclass(frozen=True)
@@ -178,6 +192,10 @@ class EntityResolver:
         self._nodes: dict[str, tuple[str, str]] = {
             i: (str(n), str(k)) for i, n, k in zip(nodes["id"], nodes["name"].fillna(""), nodes["kind"])
         }
+        taxa = nodes["in_taxon"].fillna("").astype(str) if "in_taxon" in nodes.columns else None
+        #: Nodes with a species (KGX ``in_taxon``): node id -> True when human. Empty for Hetionet (all human).
+        self._is_human: dict[str, bool] = ({} if taxa is None else
+                                           {i: t == HUMAN_TAXON for i, t in zip(nodes["id"], taxa) if t})
         self._index: CharNgramIndex | None = None
         self._name_vectors: dict[str, np.ndarray] = {}
         self._context_cache: tuple[str, np.ndarray] | None = None
@@ -299,6 +317,9 @@ class EntityResolver:
             weights = np.exp((sims - sims.max()) / CONTEXT_TEMPERATURE)
         else:
             weights = np.array([KIND_PRIORITY.get(self._nodes[n][1], 0.5) for n in nodes])
+        human = [self._is_human.get(n) for n in nodes]
+        if True in human and False in human:  # a cross-species tie: lean towards the human node
+            weights = weights * np.array([HUMAN_TAXON_PREFERENCE if h else 1.0 for h in human])
         weights = weights / weights.sum()
         return {n: float(w) for n, w in zip(nodes, weights)}
 

@@ -1,11 +1,183 @@
-"""Plain, inspectable result objects of retrieval (dataclasses with ``to_frame``/``to_dict``)."""
+"""Plain, inspectable result objects of retrieval (dataclasses with ``to_frame``/``to_dict``).
+
+Knowledge-graph edges travel with their meaning: :class:`EdgeEvidence` (one edge of an evidence path) and
+the :data:`EDGE_MEANING_COLUMNS` of ``RetrievalResult.subgraph_edges`` say what an edge asserts (predicate,
+direction, negation, qualifiers) and who says so (primary and aggregator knowledge sources, publications),
+the same way for Hetionet and for a Biolink KGX graph (:func:`with_edge_meaning` maps both).
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+
+#: Columns of ``RetrievalResult.subgraph_edges`` after ``source, target, rel_type``: what each edge asserts,
+#: the same for every graph (see :func:`with_edge_meaning`). Strings are ``""`` when the graph records nothing.
+EDGE_MEANING_COLUMNS: tuple[str, ...] = (
+    "predicate", "directed", "negated", "primary_knowledge_source", "aggregator_knowledge_source",
+    "publications", "qualifiers",
+)
+_EDGE_KEY_COLUMNS: tuple[str, ...] = ("source", "target", "rel_type")
+
+
+def _text(value: object) -> str:
+    """A property cell as a string: ``""`` for missing (None/NaN), else ``str(value)``."""
+    if value is None:
+        return ""
+    try:
+        if pd.isna(value):  # type: ignore[arg-type]
+            return ""
+    except (TypeError, ValueError):  # lists/arrays: not a scalar missing value
+        pass
+    return str(value)
+
+
+def _flag(value: object) -> bool:
+    """A boolean property cell (``negated``): True only for a true value; missing = False (KGX default)."""
+    if isinstance(value, str):
+        return value.strip().lower() in {"true", "1", "yes", "t"}
+    return bool(_text(value)) and bool(value)
+
+
+def parse_qualifiers(text: str) -> dict[str, Any]:
+    """The qualifiers JSON object of a KGX edge (``'{"frequency_qualifier": "HP:0040283"}'``) as a dict.
+
+    ``""``, ``"{}"`` and text that is not a JSON object all give ``{}`` (an edge without qualifiers): the
+    loader writes only JSON objects, so anything else is treated as "none recorded", never guessed at.
+    """
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return {}
+    return {str(k): v for k, v in value.items() if v not in ("", None, [])} if isinstance(value, dict) else {}
+
+
+def with_edge_meaning(edges: pd.DataFrame, schema: GraphSchema | None = None) -> pd.DataFrame:
+    """Add the :data:`EDGE_MEANING_COLUMNS` to domain edges read from the store.
+
+    Parameters
+    ----------
+    edges : DataFrame
+        At least ``source, target, rel_type`` (``GraphStore.edges_among`` output), plus whatever rel
+        properties of ``schema`` the store returned.
+    schema : GraphSchema, optional
+        The store's domain layer (default Hetionet v1.0): gives each relationship type's predicate and
+        direction, and the negation property.
+
+    Returns
+    -------
+    DataFrame
+        ``source, target, rel_type``, then the meaning columns, then the other columns as given (Hetionet:
+        ``sources, license, unbiased, pubmed_ids``; KGX: ``edge_id, category, knowledge_level, ...``).
+        ``predicate`` is the Biolink CURIE (``"biolink:has_phenotype"``) or the Hetionet metaedge abbreviation
+        (``"CtD"``); ``directed`` (bool) comes from the :class:`~engram_kit.kg.schema.RelSpec` (stored
+        direction = subject -> object); ``negated`` (bool) is False where the graph has no negation.
+        For Hetionet, ``primary_knowledge_source`` holds its ``sources`` (``|``-joined resource names) and
+        ``publications`` its ``pubmed_ids`` as ``PMID:`` CURIEs; ``aggregator_knowledge_source`` and
+        ``qualifiers`` are ``""``. KGX strings are as stored (``|``-joined lists; ``qualifiers`` a JSON
+        object, ``""`` when none).
+    """
+    schema = schema or HETIONET_SCHEMA
+    out = edges.copy()
+    specs = {spec.rel_type: spec for spec in schema.rel_specs}
+    rel_types = out["rel_type"].astype(str) if len(out) else pd.Series(dtype=object)
+
+    def column(name: str) -> pd.Series:
+        return out[name].map(_text) if name in out.columns else pd.Series([""] * len(out), index=out.index,
+                                                                            dtype=object)
+
+    spec_predicate = rel_types.map(lambda r: specs[r].predicate if r in specs else r)
+    stored_predicate = column("predicate")
+    out["predicate"] = stored_predicate.where(stored_predicate != "", spec_predicate)
+    out["directed"] = rel_types.map(lambda r: specs[r].directed if r in specs else True).astype(bool)
+    negation = schema.negation_property
+    out["negated"] = (out[negation].map(_flag) if negation and negation in out.columns
+                      else pd.Series(False, index=out.index)).astype(bool)
+    if schema.name == "hetionet":
+        out["primary_knowledge_source"] = column("sources")
+        out["aggregator_knowledge_source"] = ""
+        out["publications"] = column("pubmed_ids").map(
+            lambda ids: "|".join(f"PMID:{i}" for i in ids.split("|") if i))
+        out["qualifiers"] = ""
+    else:
+        for name in ("primary_knowledge_source", "aggregator_knowledge_source", "publications"):
+            out[name] = column(name)
+        out["qualifiers"] = column("qualifiers").map(lambda q: q if parse_qualifiers(q) else "")
+    rest = [c for c in out.columns if c not in _EDGE_KEY_COLUMNS + EDGE_MEANING_COLUMNS]
+    return out[[*_EDGE_KEY_COLUMNS, *EDGE_MEANING_COLUMNS, *rest]].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class EdgeEvidence:
+    """One knowledge-graph edge as evidence: the assertion and its provenance.
+
+    ``source -> target`` is the stored direction, i.e. subject -> object of the assertion (it matters when
+    ``directed``). String fields are ``""`` when the graph records nothing; multi-valued ones are
+    ``|``-joined. Built from a row of ``RetrievalResult.subgraph_edges`` (:meth:`from_row`).
+
+    Attributes
+    ----------
+    source, target, rel_type : node ids and the graph relationship type (``"HAS_PHENOTYPE"``, ``"TREATS_CtD"``).
+    predicate : Biolink predicate CURIE (``"biolink:has_phenotype"``) or Hetionet metaedge abbreviation.
+    directed : whether direction carries meaning (Biolink: non-symmetric predicates; Hetionet: ``Gr>G``).
+    negated : a negated assertion ("X does NOT have phenotype Y"); never evidence for the plain triple.
+    primary_knowledge_source : KGX infores CURIE (``"infores:hpo-annotations"``); Hetionet ``sources``.
+    aggregator_knowledge_source : KGX aggregators (``"infores:monarchinitiative"``; ``|``-joined).
+    publications : ``|``-joined CURIEs (``"PMID:123|OMIM:142945"``).
+    qualifiers : JSON object text of the KGX qualifiers (``'{"frequency_qualifier": "HP:0040283"}'``).
+    """
+
+    source: str
+    target: str
+    rel_type: str
+    predicate: str = ""
+    directed: bool = True
+    negated: bool = False
+    primary_knowledge_source: str = ""
+    aggregator_knowledge_source: str = ""
+    publications: str = ""
+    qualifiers: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> EdgeEvidence:
+        """From a mapping with ``source, target, rel_type`` and any :data:`EDGE_MEANING_COLUMNS` (missing
+        ones take the defaults, so frames of older results without them still work)."""
+        return cls(
+            source=_text(row.get("source")), target=_text(row.get("target")), rel_type=_text(row.get("rel_type")),
+            predicate=_text(row.get("predicate")) or _text(row.get("rel_type")),
+            directed=_flag(row.get("directed")) if _text(row.get("directed")) else True,
+            negated=_flag(row.get("negated", False)),
+            primary_knowledge_source=_text(row.get("primary_knowledge_source")),
+            aggregator_knowledge_source=_text(row.get("aggregator_knowledge_source")),
+            publications=_text(row.get("publications")), qualifiers=_text(row.get("qualifiers")),
+        )
+
+    @property
+    def qualifier_map(self) -> dict[str, Any]:
+        """The qualifiers as a dict (``{}`` when none; see :func:`parse_qualifiers`)."""
+        return parse_qualifiers(self.qualifiers)
+
+    @property
+    def qualified(self) -> bool:
+        """True when the assertion holds only under qualifiers (frequency, onset, sex...)."""
+        return bool(self.qualifier_map)
+
+    def arrow(self, start: str, *, label: str | None = None) -> str:
+        """The hop from ``start`` along this edge, with its predicate and direction: ``-[p]->`` when
+        ``start`` is the subject of a directed edge, ``<-[p]-`` when it is the object, ``-[p]-`` when
+        undirected; ``NOT`` before a negated predicate. ``label`` replaces the predicate (e.g. a rel type)."""
+        label = ("NOT " if self.negated else "") + (self.predicate if label is None else label)
+        if not self.directed:
+            return f"-[{label}]-"
+        return f"-[{label}]->" if start == self.source else f"<-[{label}]-"
 
 
 @dataclass(frozen=True)
@@ -34,18 +206,32 @@ class EvidencePath:
     ``nodes`` are graph node ids from the seed to the mentioned entity; ``relations[i]`` is the
     relationship type between ``nodes[i]`` and ``nodes[i+1]`` (a one-node path means the passage
     mentions the seed itself). ``mention`` is the passage's NounPhrase that maps to ``nodes[-1]``.
+    ``edges[i]`` is that hop's :class:`EdgeEvidence` (predicate, direction, sources, publications,
+    qualifiers); empty for paths rebuilt from older records. Paths never run through a negated edge (PPR
+    and the path search use asserted edges only).
     """
 
     nodes: tuple[str, ...]
     names: tuple[str, ...]
     relations: tuple[str, ...]
     mention: str
+    edges: tuple[EdgeEvidence, ...] = ()
 
     def describe(self) -> str:
-        """``"BACE1 -[INTERACTS_GiG]- APP (mentioned as 'amyloid precursor protein')"``."""
+        """``"BACE1 -[INTERACTS_GiG]- APP (mentioned as 'amyloid precursor protein')"`` for Hetionet;
+        ``"SHH (human) -[biolink:has_phenotype]-> Cleft palate (mentioned as 'cleft palate')"`` for a KGX
+        graph (predicate CURIE, arrow in the subject -> object direction, qualifiers in braces)."""
         parts = [self.names[0]]
-        for rel, name in zip(self.relations, self.names[1:]):
-            parts.append(f"-[{rel}]- {name}")
+        for i, (rel, name) in enumerate(zip(self.relations, self.names[1:])):
+            edge = self.edges[i] if i < len(self.edges) else None
+            if edge is None:
+                parts.append(f"-[{rel}]- {name}")
+                continue
+            # a Biolink predicate is a CURIE; Hetionet's abbreviation says less than its rel type, keep that
+            arrow = edge.arrow(self.nodes[i], label=edge.predicate if ":" in edge.predicate else rel)
+            qualifiers = edge.qualifier_map
+            shown = " {" + ", ".join(f"{k}: {v}" for k, v in qualifiers.items()) + "}" if qualifiers else ""
+            parts.append(f"{arrow}{shown} {name}")
         return " ".join(parts) + f" (mentioned as {self.mention!r})"
 
 
@@ -93,10 +279,16 @@ class RetrievalResult:
     Attributes
     ----------
     subgraph_nodes : DataFrame ``id, name, kind, ppr, is_seed`` (top PPR knowledge-graph nodes).
-    subgraph_edges : DataFrame ``source, target, rel_type`` among those nodes.
+    subgraph_edges : DataFrame ``source, target, rel_type``, the :data:`EDGE_MEANING_COLUMNS` (predicate,
+        directed, negated, sources, publications, qualifiers) and the graph's other edge properties, for
+        the edges among those nodes. Negated edges only when retrieval was asked for them
+        (``include_negated=True``), then flagged ``negated = True``.
     hub_mass : share of PPR mass on the top ``hub_fraction`` of nodes (hub drift), in [0, 1].
     timings : seconds per stage (``resolve``, ``ppr``, ``semantic``, ``rank``, ``subgraph``).
     fallback : non-empty when retrieval fell back (e.g. no entity resolved: semantic ranking only).
+    graph : schema name of the knowledge graph (``"hetionet"`` or ``"kgx"``).
+    graph_name : display name of the knowledge graph for citations (the workspace manifest's
+        ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``; ``"Hetionet"`` for Hetionet).
     """
 
     question: str
@@ -112,6 +304,12 @@ class RetrievalResult:
     timings: dict[str, float] = field(default_factory=dict)
     fallback: str = ""
     unresolved: list[str] = field(default_factory=list)
+    graph: str = "hetionet"
+    graph_name: str = "Hetionet"
+
+    def edge_evidence(self) -> list[EdgeEvidence]:
+        """The subgraph edges as :class:`EdgeEvidence` records, in frame order."""
+        return [EdgeEvidence.from_row(row) for row in self.subgraph_edges.to_dict(orient="records")]
 
     def to_frame(self) -> pd.DataFrame:
         """Ranked passages as a DataFrame (one row per passage, text shortened)."""
@@ -135,17 +333,19 @@ class RetrievalResult:
         """The PPR subgraph as Cytoscape.js JSON ``{"nodes": [...], "edges": [...]}``.
 
         Node data: ``id, label (name), kind, ppr, is_seed``; edge data: ``id, source, target, label
-        (relationship type)``. Parallel edges of different types are kept (distinct ids).
+        (relationship type; Biolink predicate CURIE for a KGX graph, ``NOT`` before it when negated)``, and
+        the :data:`EDGE_MEANING_COLUMNS` of the edge. Parallel edges of different types are kept (distinct ids).
         """
         nodes = [
             {"data": {"id": r.id, "label": r.name, "kind": r.kind, "ppr": float(r.ppr), "is_seed": bool(r.is_seed)}}
             for r in self.subgraph_nodes.itertuples(index=False)
         ]
-        edges = [
-            {"data": {"id": f"{r.source}|{r.rel_type}|{r.target}", "source": r.source, "target": r.target,
-                      "label": r.rel_type}}
-            for r in self.subgraph_edges.itertuples(index=False)
-        ]
+        edges = []
+        for e in self.edge_evidence():
+            shown = e.predicate if self.graph != "hetionet" else e.rel_type
+            meaning = {k: v for k, v in asdict(e).items() if k in EDGE_MEANING_COLUMNS}
+            edges.append({"data": {"id": f"{e.source}|{e.rel_type}|{e.target}", "source": e.source,
+                                   "target": e.target, "label": ("NOT " if e.negated else "") + shown, **meaning}})
         return {"nodes": nodes, "edges": edges}
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,4 +360,5 @@ class RetrievalResult:
             },
             "hub_mass": self.hub_mass, "ppr_iterations": self.ppr_iterations, "timings": self.timings,
             "fallback": self.fallback, "unresolved": self.unresolved,
+            "graph": self.graph, "graph_name": self.graph_name,
         }

@@ -12,6 +12,13 @@ Method (after HippoRAG, Gutierrez et al. 2024, and ENGRAM's blended ranking):
    ``alpha * ppr + (1 - alpha) * semantic`` (``alpha`` = ``Settings.ppr_weight``, default 0.4).
 4. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
    seeds to each passage, and the hub-drift diagnostic (share of PPR mass on the top 1% of nodes).
+   Every subgraph edge and path hop carries its meaning (predicate, direction, knowledge sources,
+   publications, qualifiers; see :func:`~engram_kit.retrieval.results.with_edge_meaning`).
+
+Negated assertions (Biolink ``negated = true``) are not in the PPR graph, so relevance never flows along
+"X does not cause Y", and evidence paths (searched on that graph) never cross one. The subgraph leaves them
+out too unless ``retrieve(..., include_negated=True)``, which adds the negated edges among the subgraph's
+nodes, flagged ``negated = True`` (shown, never walked).
 
 When no entity resolves, retrieval falls back to semantic ranking alone and says so in ``fallback``.
 """
@@ -33,7 +40,16 @@ from engram_kit.extraction import EntityExtractor
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
-from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.retrieval.results import (
+    EDGE_MEANING_COLUMNS,
+    EdgeEvidence,
+    EvidencePath,
+    PassageHit,
+    ResolvedEntity,
+    RetrievalResult,
+    with_edge_meaning,
+)
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 
@@ -56,6 +72,14 @@ FUZZY_METHODS = frozenset({"tfidf", "embedding"})
 PER_KIND = 3
 #: A seed's neighbours of one kind are all kept in the subgraph when there are at most this many.
 SMALL_NEIGHBOURHOOD = 10
+#: The catch-all Biolink predicate: an evidence path hop prefers any more specific edge between the same pair.
+GENERIC_PREDICATE = "biolink:related_to"
+
+
+def default_graph_name(schema: GraphSchema) -> str:
+    """Display name of a graph when the workspace manifest's ``knowledge_graph.name`` is not given:
+    ``"Hetionet"`` for Hetionet, ``"KGX graph"`` for a Biolink KGX graph (never "Hetionet" for it)."""
+    return "Hetionet" if schema.name == "hetionet" else f"{schema.name.upper()} graph"
 
 
 class PPREngine(Protocol):
@@ -99,6 +123,8 @@ class Retriever:
     embedder : the passage embedder (the question is embedded with the same model).
     settings : PPR and ranking parameters (see :class:`~engram_kit.settings.Settings`).
     ppr_engine : where PPR runs (:class:`PPREngine`); default :class:`CSRPPREngine`, the embedded solver.
+    graph_name : the knowledge graph's display name for citations (``Workspace`` passes its manifest's
+        ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``); default :func:`default_graph_name`.
     """
 
     def __init__(
@@ -112,6 +138,7 @@ class Retriever:
         embedder: Embedder,
         settings: Settings,
         ppr_engine: PPREngine | None = None,
+        graph_name: str | None = None,
     ) -> None:
         self.store = store
         self.vectors = vectors
@@ -121,6 +148,12 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.ppr_engine: PPREngine = ppr_engine or CSRPPREngine()
+        self.graph_name = graph_name or default_graph_name(self.schema)
+
+    @property
+    def schema(self) -> GraphSchema:
+        """The store's domain layer (Hetionet's when the store does not say)."""
+        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
 
     # ------------------------------------------------------------------------------------------
     def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
@@ -167,6 +200,7 @@ class Retriever:
         top_k: int | None = None,
         alpha: float | None = None,
         extra_seeds: Mapping[str, float] | None = None,
+        include_negated: bool = False,
     ) -> RetrievalResult:
         """Rank passages for ``question``.
 
@@ -177,6 +211,8 @@ class Retriever:
         top_k : passages to return (default ``Settings.top_k``).
         alpha : PPR share of the blended score in [0, 1] (default ``Settings.ppr_weight``).
         extra_seeds : node id -> weight added to the seed vector (e.g. session memory), weights >= 0.
+        include_negated : also list the negated assertions among the subgraph's nodes in
+            ``subgraph_edges`` (flagged ``negated``). They never carry PPR relevance either way.
 
         Raises
         ------
@@ -259,10 +295,12 @@ class Retriever:
         t0 = time.perf_counter()
         passages = self._passage_hits(chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,
                                       index, scores, set(seeds))
-        nodes, edges = self._subgraph(index, scores, set(seeds)) if seeds else (_empty_nodes(), _empty_edges())
+        nodes, edges = (self._subgraph(index, scores, set(seeds), include_negated=include_negated) if seeds
+                        else (_empty_nodes(), _empty_edges()))
         timings["subgraph"] = time.perf_counter() - t0
         return RetrievalResult(question, source, effective_alpha, self.settings.damping, entities, passages,
-                               nodes, edges, hub_mass, iterations, timings, fallback, unresolved)
+                               nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
+                               graph=self.schema.name, graph_name=self.graph_name)
 
     # ------------------------------------------------------------------------------------------
     def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
@@ -319,9 +357,11 @@ class Retriever:
         for pid, paths in raw.items():
             for path, mention in paths:
                 ids = tuple(str(node_ids[i]) for i in path)
-                relations = tuple(rels.get(frozenset((a, b)), "RELATED") for a, b in zip(ids, ids[1:]))
+                hops = [rels.get(frozenset((a, b))) for a, b in zip(ids, ids[1:])]
+                relations = tuple(e.rel_type if e else "RELATED" for e in hops)
+                edges = tuple(e if e else EdgeEvidence(a, b, "RELATED") for e, (a, b) in zip(hops, zip(ids, ids[1:])))
                 out.setdefault(pid, []).append(
-                    EvidencePath(ids, tuple(names.get(n, n) for n in ids), relations, mention))
+                    EvidencePath(ids, tuple(names.get(n, n) for n in ids), relations, mention, edges))
         return out
 
     @staticmethod
@@ -344,14 +384,30 @@ class Retriever:
                     best = (float(scores[m]), int(seed), m)
         return (best[1], best[2], target) if best else None
 
-    def _relations(self, node_ids: list[str]) -> dict[frozenset[str], str]:
+    def _relations(self, node_ids: list[str]) -> dict[frozenset[str], EdgeEvidence]:
+        """Node pair -> the asserted edge between them (with its meaning) for evidence-path hops.
+
+        Negated edges are never returned (paths follow the PPR graph, which has none). Of several edges
+        between a pair, a specific predicate wins over ``biolink:related_to``, then the first rel type.
+        """
         if len(node_ids) < 2:
             return {}
-        edges = self.store.edges_among(node_ids)
-        return {frozenset((s, t)): r for s, t, r in zip(edges["source"], edges["target"], edges["rel_type"])}
+        edges = with_edge_meaning(self.store.edges_among(node_ids), self.schema)
+        found: dict[frozenset[str], EdgeEvidence] = {}
+        rank = lambda e: (e.predicate == GENERIC_PREDICATE, e.rel_type)  # noqa: E731 - sort key
+        for row in edges.to_dict(orient="records"):
+            edge = EdgeEvidence.from_row(row)
+            if edge.negated:
+                continue
+            key = frozenset((edge.source, edge.target))
+            if key not in found or rank(edge) < rank(found[key]):
+                found[key] = edge
+        return found
 
-    def _subgraph(self, index: GraphIndex, scores: np.ndarray, seeds: set[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Top PPR knowledge-graph nodes and the typed edges among them.
+    def _subgraph(self, index: GraphIndex, scores: np.ndarray, seeds: set[int], *,
+                  include_negated: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Top PPR knowledge-graph nodes and the typed edges among them (with their meaning columns; negated
+        edges only when ``include_negated``, flagged).
 
         The subgraph holds the seeds, the ``subgraph_nodes`` highest-PPR nodes overall, the
         ``PER_KIND`` highest of every node kind that received mass, and every direct neighbour of a
@@ -385,8 +441,10 @@ class Retriever:
             "ppr": [float(scores[i]) for i in chosen],
             "is_seed": [i in seeds for i in chosen],
         }).sort_values("ppr", ascending=False, ignore_index=True)
-        edges = self.store.edges_among(ids) if len(ids) > 1 else _empty_edges()
-        return nodes, edges.reset_index(drop=True)
+        if len(ids) < 2:
+            return nodes, _empty_edges()
+        stored = self.store.edges_among(ids, include_negated=True) if include_negated else self.store.edges_among(ids)
+        return nodes, with_edge_meaning(stored, self.schema)
 
 
 def _int_or_none(value: object) -> int | None:
@@ -403,4 +461,4 @@ def _empty_nodes() -> pd.DataFrame:
 
 
 def _empty_edges() -> pd.DataFrame:
-    return pd.DataFrame(columns=["source", "target", "rel_type"])
+    return pd.DataFrame(columns=["source", "target", "rel_type", *EDGE_MEANING_COLUMNS])

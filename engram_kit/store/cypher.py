@@ -320,11 +320,13 @@ STATEMENTS: dict[str, dict[str, str]] = {
                  "r.method AS method",
     },
     "edges_among": {
-        # One query over the 24 domain rel tables; both endpoints filtered by the same id list.
+        # One query over the schema's domain rel tables; both endpoints filtered by the same id list. Every rel
+        # property comes back ({rel_return}: predicate, negated, sources, publications, qualifiers...) so the
+        # meaning of an edge travels with it; the store drops negated assertions unless asked to keep them.
         "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
-                   "RETURN a.id AS source, b.id AS target, label(r) AS rel_type",
+                   "RETURN a.id AS source, b.id AS target, label(r) AS rel_type, {rel_return}",
         "neo4j": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id IN $ids AND b.id IN $ids "
-                 "RETURN a.id AS source, b.id AS target, type(r) AS rel_type",
+                 "RETURN a.id AS source, b.id AS target, type(r) AS rel_type, {rel_return}",
     },
     # --- agents (engram_kit.agents): typed one-hop neighbourhoods ------------------------------------
     "agent_neighbours": {
@@ -343,8 +345,8 @@ STATEMENTS: dict[str, dict[str, str]] = {
     },
     # --- full reads for export and migration (engram export / engram migrate) -----------------------
     "export_domain_nodes": {
-        "ladybug": "MATCH (n:{label}) RETURN n.id AS id, n.name AS name, n.identifier AS identifier ORDER BY id",
-        "neo4j": "MATCH (n:{label}) RETURN n.id AS id, n.name AS name, n.identifier AS identifier ORDER BY id",
+        "ladybug": "MATCH (n:{label}) RETURN {node_return} ORDER BY id",
+        "neo4j": "MATCH (n:{label}) RETURN {node_return} ORDER BY id",
     },
     "export_domain_rels": {
         "ladybug": "MATCH (a)-[r:{rel_type}]->(b) RETURN a.id AS source, b.id AS target, {rel_return}",
@@ -494,7 +496,7 @@ STATEMENTS.update(EXPLORATION_STATEMENTS)
 
 #: Placeholders :func:`statement` fills from the graph schema itself (never from caller input).
 AUTO_PLACEHOLDERS: tuple[str, ...] = ("domain_rels", "retrieval_rels", "rel_return", "not_negated", "node_set",
-                                      "rel_set")
+                                      "rel_set", "node_return")
 
 
 def schema_identifiers(schema: GraphSchema | None = None) -> frozenset[str]:
@@ -512,6 +514,7 @@ def _auto_values(schema: GraphSchema) -> dict[str, str]:
         "domain_rels": "|".join(schema.rel_types),
         "retrieval_rels": "|".join(schema.rel_types + ("MENTIONS", "MAPS_TO", "SAME_AS")),
         "rel_return": ", ".join(f"r.{prop} AS {prop}" for prop in schema.rel_properties),
+        "node_return": ", ".join(f"n.{prop} AS {prop}" for prop in schema.node_properties),
         # Negated assertions (Biolink ``negated``) never carry PPR relevance; literature edges have no such
         # property, hence the IS NULL.
         "not_negated": f"(r.{negation} IS NULL OR r.{negation} = false)" if negation else "true",

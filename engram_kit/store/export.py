@@ -17,6 +17,7 @@ Reference: Neo4j Operations Manual 5, "Import" (``neo4j-admin database import fu
 
 from __future__ import annotations
 
+import json
 import logging
 import shlex
 import time
@@ -40,10 +41,8 @@ from engram_kit.records import (
     SectionRecord,
 )
 from engram_kit.store.base import GraphStore
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.cypher import (
-    DOMAIN_LABELS,
-    DOMAIN_REL_PROPERTIES,
-    DOMAIN_REL_TYPES,
     LITERATURE_NODE_PROPERTIES,
     MENTION_SOURCE_LABELS,
     statement,
@@ -52,7 +51,7 @@ from engram_kit.store.cypher import (
 logger = logging.getLogger(__name__)
 
 #: neo4j-admin type suffix of each LadybugDB property type (strings need none).
-ADMIN_TYPES: dict[str, str] = {"INT64": "int", "DOUBLE": "float", "STRING": ""}
+ADMIN_TYPES: dict[str, str] = {"INT64": "int", "DOUBLE": "float", "STRING": "", "BOOLEAN": "boolean"}
 #: Record field name of the stored ``idx`` property.
 _INDEX_FIELD = {"idx": "index"}
 
@@ -67,15 +66,24 @@ def read_domain(store: GraphStore) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     Returns
     -------
-    nodes : DataFrame ``id, kind, identifier, name`` (``kind`` = the label, which the loaders accept)
-    edges : DataFrame ``source, metaedge, target, sources, license, unbiased, pubmed_ids`` (``metaedge`` =
-        the relationship type, which the loaders accept)
+    nodes : DataFrame ``id, kind, identifier, name`` then the schema's other node properties (``kind`` = the
+        label, which the loaders accept)
+    edges : DataFrame ``source, metaedge, target`` then the schema's rel properties (Hetionet: ``sources,
+        license, unbiased, pubmed_ids``; KGX: ``predicate, negated, primary_knowledge_source, ...``);
+        ``metaedge`` = the relationship type, which the loaders accept
     """
-    nodes = [_q(store, "export_domain_nodes", label=label).assign(kind=label) for label in DOMAIN_LABELS]
-    edges = [_q(store, "export_domain_rels", rel_type=rel).assign(metaedge=rel) for rel in DOMAIN_REL_TYPES]
-    node_frame = pd.concat(nodes, ignore_index=True)[["id", "kind", "identifier", "name"]]
-    edge_frame = pd.concat(edges, ignore_index=True)[["source", "metaedge", "target", *DOMAIN_REL_PROPERTIES]]
+    schema = _schema(store)
+    nodes = [_q(store, "export_domain_nodes", label=label).assign(kind=label) for label in schema.labels]
+    edges = [_q(store, "export_domain_rels", rel_type=rel).assign(metaedge=rel) for rel in schema.rel_types]
+    node_props = [p for p in schema.node_properties if p not in ("id", "identifier", "name")]
+    node_frame = pd.concat(nodes, ignore_index=True)[["id", "kind", "identifier", "name", *node_props]]
+    edge_frame = pd.concat(edges, ignore_index=True)[["source", "metaedge", "target", *schema.rel_properties]]
     return node_frame, edge_frame
+
+
+def _schema(store: GraphStore) -> GraphSchema:
+    """The store's domain layer (Hetionet for a store without one)."""
+    return getattr(store, "schema", None) or HETIONET_SCHEMA
 
 
 @dataclass
@@ -259,9 +267,10 @@ def export_neo4j_admin_csv(store: GraphStore, directory: str | Path, *, database
         old.unlink()
     report = ExportReport(out_dir)
     literature = read_literature(store)
-    domain_props = {"id": "STRING", "name": "STRING", "identifier": "STRING"}
+    schema = _schema(store)
+    domain_props = dict(schema.node_properties)
     jobs: list[tuple[str, str, Any]] = []
-    for label in DOMAIN_LABELS:
+    for label in schema.labels:
         jobs.append(("node", label, lambda label=label: node_frame_for_admin(
             _q(store, "export_domain_nodes", label=label), label, domain_props)))
     lit_frames = {"Article": literature.articles, "Section": literature.sections, "Passage": literature.passages,
@@ -269,8 +278,12 @@ def export_neo4j_admin_csv(store: GraphStore, directory: str | Path, *, database
     for label, frame in lit_frames.items():
         jobs.append(("node", label, lambda label=label, frame=frame: node_frame_for_admin(
             frame, label, LITERATURE_NODE_PROPERTIES[label])))
-    rel_types = dict.fromkeys(DOMAIN_REL_PROPERTIES, "STRING")
-    for rel in DOMAIN_REL_TYPES:
+    # The graph schema travels with the data: a Neo4jStore opened on the imported database reads it back (without
+    # it a KGX graph would be taken for Hetionet). Its own id space keeps the key apart from node ids.
+    jobs.append(("node", "EngramMeta", lambda: pd.DataFrame({
+        "key:ID(engram-meta)": ["graph_schema"], "value": [json.dumps(schema.to_dict())], ":LABEL": ["EngramMeta"]})))
+    rel_types = dict(schema.rel_properties)
+    for rel in schema.rel_types:
         jobs.append(("rel", rel, lambda rel=rel: (lambda f: rel_frame_for_admin(
             f["source"], f["target"], rel, f, rel_types))(_q(store, "export_domain_rels", rel_type=rel))))
     sec, pas, men, maps, same = (literature.sections, literature.passages, literature.mentions,
