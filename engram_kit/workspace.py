@@ -385,6 +385,28 @@ class Workspace:
         mentions = self.store.passage_mentions([p.passage_id for p in result.passages]) if result.passages else None
         return build_answer_graph(result, mentions, max_nodes=max_nodes, extra_edges=extra_edges)
 
+    def ontology_lookup(self, text: str, *, only_in_graph: bool = True, **kwargs: Any) -> pd.DataFrame:
+        """Opt-in *online* lookup of candidate ontology ids for ``text`` at EMBL-EBI OLS4, checked against this
+        workspace's graph (a hit counts only when its CURIE is a node here).
+
+        Nothing else in engram-kit calls this: it is the one network call a user makes on purpose. Offline it
+        returns an empty frame whose ``attrs["reason"]`` says why (never raises, bounded by ``timeout``).
+        ``kwargs`` go to :func:`engram_kit.resolution.ols.ols_candidates` (``ontologies``, ``rows``,
+        ``timeout``...).
+
+        Returns
+        -------
+        DataFrame
+            Columns of :func:`~engram_kit.resolution.ols.check_against_graph` (``curie, label, ontology, score,
+            in_graph, node_id, node_name``...).
+        """
+        from engram_kit.resolution.ols import check_against_graph, ols_candidates
+
+        hits = ols_candidates(text, **kwargs)
+        checked = check_against_graph(hits, self.nodes, only_in_graph=only_in_graph)
+        checked.attrs.update(hits.attrs)
+        return checked
+
     def search_entities(self, text: str, *, limit: int = 20, kinds: set[str] | None = None):  # noqa: ANN201
         """Autocomplete over entity names and synonyms (:class:`~engram_kit.exploration.EntitySearch`)."""
         from engram_kit.exploration import EntitySearch

@@ -315,3 +315,13 @@ def test_cross_species_symbol_resolves_to_the_human_gene():
     resolver = EntityResolver(Lexicon.build(kg.nodes), kg.nodes)
     best = resolver.resolve("SHH")[0]
     assert kg.nodes.set_index("id").loc[best.node_id, "in_taxon"] == "NCBITaxon:9606"
+
+
+def test_workspace_ontology_lookup_is_checked_against_the_graph_and_quiet_offline(kgx_workspace):
+    """Workspace.ontology_lookup: an unreachable OLS gives an empty frame with the reason, quickly."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
+    out = kgx_workspace.ontology_lookup("holoprosencephaly", base_url=f"http://127.0.0.1:{closed_port}/api",
+                                        timeout=2)
+    assert out.empty and out.attrs["reason"]

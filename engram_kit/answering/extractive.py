@@ -6,19 +6,23 @@ retrieval) plus a bonus of 0.1 per question entity or evidence-path entity it na
 of each passage becomes a claim citing that passage, in retrieval order. Graph claims come from the
 PPR-scored subgraph: edges that touch a seed node, preferring the node kind the question asks for
 ("which compounds ..."), then curated indications (TREATS, then PALLIATES), then the highest PPR score
-of the other endpoint.
+of the other endpoint. A graph claim keeps the edge's meaning (see :mod:`engram_kit.answering.assertions`):
+subject before object, a negated assertion as ``"NOT: ..."`` (only present when retrieval was asked for
+negated edges), a qualified one with its qualifiers, and a citation label naming the graph, predicate,
+knowledge sources and publications (Hetionet keeps ``"Hetionet TREATS_CtD"``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 
+from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
-from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
-from engram_kit.retrieval.results import PassageHit, RetrievalResult
+from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
 KIND_CUES: tuple[tuple[str, str], ...] = (
@@ -30,14 +34,12 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
     (r"\b(gene|protein|target|interact)", "Gene"),
     (r"\b(disease|disorder|condition|indication|treat)", "Disease"),
     (r"\b(tissue|anatom|organ)", "Anatomy"),
+    # Biolink kinds (KGX graphs); last, so Hetionet questions resolve exactly as before
+    (r"\b(phenotyp|feature|sign)", "PhenotypicFeature"),
 )
 
-
-#: Metaedge verb -> phrase used in a graph claim ("Donepezil treats Alzheimer's disease").
-VERB_PHRASES: dict[str, str] = {
-    "associates": "is associated with", "interacts": "interacts with", "localizes": "localizes to",
-    "participates": "participates in", "covaries": "covaries with", "resembles": "resembles",
-}
+__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "asked_kind",
+           "split_sentences"]
 #: Relationship types that answer a question best come first among edges to the asked kind:
 #: curated indications before palliation, before everything else (lower = earlier).
 REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
@@ -55,6 +57,19 @@ def _sentencizer():  # noqa: ANN202 - spaCy Language
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences with spaCy's rule-based sentencizer (no model download)."""
     return [s.text.strip() for s in _sentencizer()(text).sents if len(s.text.strip()) > 20]
+
+
+@dataclass(frozen=True)
+class EdgeClaim:
+    """A graph claim with the edge it rests on and what a sentence restating it must keep.
+
+    ``qualifier_terms`` are the qualifier values (CURIEs and names) of a qualified edge, any one of which a
+    restating sentence must name (empty when unqualified); ``edge.negated`` means it must word the negation.
+    """
+
+    claim: Claim
+    edge: EdgeEvidence
+    qualifier_terms: tuple[str, ...] = ()
 
 
 def asked_kind(question: str) -> str | None:
@@ -112,29 +127,41 @@ class ExtractiveComposer:
         return claims
 
     def _edge_claims(self, result: RetrievalResult) -> list[Claim]:
+        return [item.claim for item in self.edge_claims(result)]
+
+    def edge_claims(self, result: RetrievalResult) -> list[EdgeClaim]:
+        """The graph claims of ``result`` (at most ``max_edges``), each with its edge (see module docstring).
+
+        Edges touching a seed are ranked: asked node kind first, then curated indications, then the other
+        endpoint's PPR. Between two seeds one orientation is kept (stored subject -> object). Negated edges
+        appear only if the result's subgraph holds them (``include_negated=True``), worded ``"NOT: ..."``.
+        """
         if result.subgraph_edges.empty or self.max_edges == 0:
             return []
         nodes = result.subgraph_nodes.set_index("id")
         seeds = set(nodes.index[nodes["is_seed"]])
         wanted = asked_kind(result.question)
         scored = []
-        for source, target, rel in result.subgraph_edges[["source", "target", "rel_type"]].itertuples(index=False):
+        for order, edge in enumerate(result.edge_evidence()):
+            source, target = edge.source, edge.target
             if source not in seeds and target not in seeds:
                 continue
             other = target if source in seeds else source
-            if other in seeds and source > target:
-                continue  # an edge between two seeds: keep one orientation only
+            if other in seeds and source > target and not edge.directed:
+                continue  # an undirected edge between two seeds: keep one orientation only
+            if source not in nodes.index or target not in nodes.index:
+                continue
             kind_match = nodes.at[other, "kind"] == wanted if wanted else False
-            priority = REL_PRIORITY.get(rel, len(REL_PRIORITY))
-            scored.append((not kind_match, priority, -float(nodes.at[other, "ppr"]), source, target, rel))
-        scored.sort()
+            priority = REL_PRIORITY.get(edge.rel_type, len(REL_PRIORITY))
+            scored.append((not kind_match, priority, -float(nodes.at[other, "ppr"]), source, target, edge.rel_type,
+                           order, edge))
+        scored.sort(key=lambda t: t[:7])
+        # qualifier values named in the graph itself (an onset or frequency term held as a node)
+        names = dict(zip(nodes.index.str.partition("::")[2], nodes["name"].astype(str)))
         claims = []
-        for *_, source, target, rel in scored[: self.max_edges]:
-            meta = METAEDGE_BY_REL_TYPE.get(rel)
-            verb = VERB_PHRASES.get(meta.verb, meta.verb) if meta else rel.lower()
-            text = f"{nodes.at[source, 'name']} {verb} {nodes.at[target, 'name']}"
-            ref = f"{source} -[{rel}]-> {target}"
-            claims.append(Claim(text, (Citation("edge", ref, f"Hetionet {rel}"),)))
+        for *_, edge in scored[: self.max_edges]:
+            text = assertion_text(edge, str(nodes.at[edge.source, "name"]), str(nodes.at[edge.target, "name"]), names)
+            ref = f"{edge.source} -[{edge.rel_type}]-> {edge.target}"
+            claim = Claim(text, (Citation("edge", ref, edge_label(edge, result.graph_name)),))
+            claims.append(EdgeClaim(claim, edge, qualifier_terms(edge, names)))
         return claims
-
-
