@@ -5,8 +5,10 @@
   matches over the workspace lexicon (node names plus the synonym tables: gene symbols, MeSH, Disease
   Ontology, DrugBank aliases; a KGX graph's own synonyms), each match saying which surface form matched.
 * :func:`neighbourhood` lists a node's knowledge-graph edges, optionally of chosen relationship types,
-  with each edge's provenance as Hetionet records it (``sources``, ``license``, ``unbiased``,
-  ``pubmed_ids``).
+  with what each edge asserts and who says so: predicate, direction, negation, qualifiers, knowledge
+  sources and publications (Biolink KGX), or Hetionet's ``sources``, ``license``, ``unbiased``,
+  ``pubmed_ids``. Negated assertions are listed too (the explorer is where a user asks for them), flagged in
+  the ``negated`` column and drawn apart.
 
 Both return plain dataclasses with ``to_frame()``; :mod:`engram_widgets.explorer` renders them.
 """
@@ -25,16 +27,18 @@ from engram_kit.errors import DataError, QueryError
 from engram_kit.exports import kind_color
 from engram_kit.extraction.lexicon import SOURCES, Lexicon
 from engram_kit.extraction.normalize import normalize_name
-from engram_kit.kg.schema import LABEL_TO_KIND, METAEDGE_BY_REL_TYPE
+from engram_kit.answering.assertions import assertion_text
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import DOMAIN_REL_TYPES, statement
+from engram_kit.store.cypher import statement
 
 #: Most edges returned per direction by :func:`neighbourhood` unless the caller asks otherwise.
 DEFAULT_NEIGHBOUR_LIMIT = 300
-#: Columns of :attr:`Neighbourhood.edges`.
+#: Columns of :attr:`Neighbourhood.edges` (see :class:`Neighbourhood` for their meaning).
 NEIGHBOUR_COLUMNS: tuple[str, ...] = (
     "source", "target", "rel_type", "direction", "neighbour_id", "neighbour_name", "neighbour_kind",
-    "sources", "license", "unbiased", "pubmed_ids",
+    "sources", "license", "unbiased", "pubmed_ids", *EDGE_MEANING_COLUMNS,
 )
 
 # ------------------------------------------------------------------------------------------ search
@@ -183,16 +187,34 @@ class EntitySearch:
 # ---------------------------------------------------------------------------------- neighbourhood
 @dataclass
 class Neighbourhood:
-    """A node and its knowledge-graph edges (with Hetionet provenance).
+    """A node and its knowledge-graph edges, each with what it asserts and its provenance.
 
     Attributes
     ----------
     node_id, name, kind : the centre node.
-    edges : DataFrame with columns :data:`NEIGHBOUR_COLUMNS`; ``direction`` is ``"out"`` (centre is the
-        stored source) or ``"in"``; provenance columns are strings (``sources``/``pubmed_ids``
-        ``|``-joined, ``unbiased`` ``"true"``/``"false"``, empty when Hetionet records nothing).
+    edges : DataFrame with columns :data:`NEIGHBOUR_COLUMNS`, one row per edge, sorted by ``rel_type`` then
+        ``neighbour_name``:
+
+        * ``source, target`` node ids as stored (subject -> object), ``rel_type`` the graph type;
+        * ``direction``: ``"out"`` (the centre is the subject / stored source) or ``"in"``;
+          ``directed`` (bool): whether that direction carries meaning (Biolink non-symmetric predicates,
+          Hetionet ``Gr>G``);
+        * ``neighbour_id, neighbour_name, neighbour_kind``: the other endpoint;
+        * ``predicate``: Biolink CURIE (``"biolink:has_phenotype"``) or Hetionet metaedge abbreviation;
+        * ``negated`` (bool): a negated assertion ("does NOT have phenotype"), listed but never to be read
+          as the plain triple (PPR and agents never walk it);
+        * ``qualifiers``: JSON object text of the KGX qualifiers (``'{"frequency_qualifier": "HP:0040283"}'``),
+          ``""`` when none;
+        * ``primary_knowledge_source``, ``aggregator_knowledge_source``, ``publications``: ``|``-joined
+          (KGX infores CURIEs and publication CURIEs; Hetionet: its ``sources`` and ``PMID:`` CURIEs);
+        * ``sources, license, unbiased, pubmed_ids``: Hetionet's provenance as recorded (strings,
+          ``|``-joined, ``unbiased`` ``"true"``/``"false"``); for a KGX graph ``sources`` = primary and
+          aggregator sources, ``pubmed_ids`` = the PubMed ids among ``publications``, the others ``""``.
+
+        Every string column is ``""`` when the graph records nothing.
     rel_type_counts : edges per relationship type among the returned edges.
     truncated : True when a direction hit ``limit`` (more edges exist).
+    graph_name : the graph's display name (for edge labels), ``""`` when unknown.
     """
 
     node_id: str
@@ -201,6 +223,7 @@ class Neighbourhood:
     edges: pd.DataFrame
     rel_type_counts: dict[str, int]
     truncated: bool = False
+    graph_name: str = ""
 
     def to_frame(self) -> pd.DataFrame:
         """The edges (one row per edge)."""
@@ -214,11 +237,12 @@ class Neighbourhood:
                 .rename("edges").reset_index().sort_values("edges", ascending=False, ignore_index=True))
 
     def describe_edge(self, row: Any) -> str:
-        """``"BACE1 interacts with APP"`` for an edge row (verb from the Hetionet metaedge)."""
-        meta = METAEDGE_BY_REL_TYPE.get(row.rel_type)
-        verb = meta.verb if meta else row.rel_type.lower()
+        """The assertion of an edge row, subject first: ``"BACE1 interacts with APP"`` (Hetionet verb phrase),
+        ``"SHH (human) has phenotype Cleft palate (qualifiers: frequency HP:0040283 'Occasional')"``, or
+        ``"NOT: ... (negated assertion, source ...)"`` for a negated edge (see
+        :func:`engram_kit.answering.assertions.assertion_text`)."""
         a, b = (self.name, row.neighbour_name) if row.direction == "out" else (row.neighbour_name, self.name)
-        return f"{a} {verb} {b}"
+        return assertion_text(EdgeEvidence.from_row(row._asdict() if hasattr(row, "_asdict") else dict(row)), a, b)
 
     def to_cytoscape(self, *, max_neighbours: int | None = None) -> dict[str, list[dict[str, Any]]]:
         """Cytoscape.js JSON of the star (centre + neighbours; ``data.color`` is the Hetionet kind colour)."""
@@ -230,23 +254,51 @@ class Neighbourhood:
             nodes.setdefault(r.neighbour_id, {"data": {"id": r.neighbour_id, "label": r.neighbour_name,
                                                        "kind": r.neighbour_kind, "color": kind_color(r.neighbour_kind),
                                                        "is_seed": False}, "classes": ""})
-        out = [{"data": {"id": f"{r.source}|{r.rel_type}|{r.target}", "source": r.source, "target": r.target,
-                         "label": r.rel_type, "provenance": "curated", "sources": r.sources, "license": r.license},
-                "classes": "curated"} for r in edges.itertuples(index=False)]
+        out = []
+        for r in edges.itertuples(index=False):
+            negated = bool(getattr(r, "negated", False))
+            predicate = str(getattr(r, "predicate", "") or r.rel_type)
+            label = (predicate if ":" in predicate else r.rel_type)  # Biolink CURIE, else the Hetionet type
+            meaning = {c: _plain(getattr(r, c)) for c in EDGE_MEANING_COLUMNS if hasattr(r, c)}
+            out.append({"data": {"id": f"{r.source}|{r.rel_type}|{r.target}", "source": r.source, "target": r.target,
+                                 "label": ("NOT " if negated else "") + label, "provenance": "curated",
+                                 "sources": r.sources, "license": r.license, **meaning},
+                        "classes": "curated negated" if negated else "curated"})
         return {"nodes": list(nodes.values()), "edges": out}
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars -> Python (Cytoscape JSON must serialise)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _pubmed_ids(publications: str) -> str:
+    """``"PMID:1|OMIM:2|PMID:3"`` -> ``"1|3"`` (the PubMed ids among publication CURIEs)."""
+    return "|".join(p.partition(":")[2] for p in publications.split("|") if p.upper().startswith("PMID:"))
+
+
 def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list[str] | None = None,
-                  limit: int = DEFAULT_NEIGHBOUR_LIMIT, name: str = "", kind: str = "") -> Neighbourhood:
-    """A node's knowledge-graph edges in both directions, with their Hetionet provenance.
+                  limit: int = DEFAULT_NEIGHBOUR_LIMIT, name: str = "", kind: str = "",
+                  graph_name: str = "") -> Neighbourhood:
+    """A node's knowledge-graph edges in both directions, with their meaning and provenance.
+
+    Negated assertions are included and flagged (``negated`` column): the explorer is where a user asks to
+    see them; retrieval and agents leave them out.
 
     Parameters
     ----------
-    store : the workspace graph store.
-    node_id : Hetionet node id, e.g. ``"Gene::23621"``.
-    rel_types : keep only these relationship types (``"INTERACTS_GiG"``...); None keeps all.
+    store : the workspace graph store (its ``schema`` says which graph it holds; Hetionet when absent).
+    node_id : node id, e.g. ``"Gene::23621"`` (Hetionet) or ``"Gene::HGNC:10848"`` (KGX).
+    rel_types : keep only these relationship types (``"INTERACTS_GiG"``, ``"HAS_PHENOTYPE"``) or Biolink
+        predicates (``"biolink:has_phenotype"``); None keeps all.
     limit : most edges read per direction (before the ``rel_types`` filter), >= 1.
     name, kind : the centre's name and kind if known (else read from the store).
+    graph_name : the graph's display name, kept on the result for labels.
+
+    Returns
+    -------
+    Neighbourhood
+        ``edges`` has the columns :data:`NEIGHBOUR_COLUMNS` (documented on :class:`Neighbourhood`).
 
     Raises
     ------
@@ -257,18 +309,18 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
     """
     if limit < 1:
         raise QueryError(f"limit={limit}: read at least one edge per direction.")
-    unknown = sorted(set(rel_types or ()) - set(DOMAIN_REL_TYPES))
-    if unknown:
-        raise DataError(f"Unknown relationship type(s) {unknown}; use Hetionet types such as INTERACTS_GiG.")
+    schema: GraphSchema = getattr(store, "schema", None) or HETIONET_SCHEMA
+    wanted = _wanted_rel_types(schema, rel_types)
+    label_to_kind = {label: k for k, label in schema.kinds.items()}
     if not name or not kind:
         found = store.get_nodes([node_id])
-        if found.empty or found["label"].iloc[0] not in LABEL_TO_KIND:
+        if found.empty or found["label"].iloc[0] not in label_to_kind:
             raise DataError(f"{node_id!r} is not a knowledge-graph node of this workspace; find one with "
                             "EntitySearch (Workspace.search_entities).")
-        name, kind = str(found["name"].iloc[0]), LABEL_TO_KIND[str(found["label"].iloc[0])]
+        name, kind = str(found["name"].iloc[0]), label_to_kind[str(found["label"].iloc[0])]
     frames, truncated = [], False
     for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
-        text = statement(statement_name, store.dialect, schema=getattr(store, "schema", None))
+        text = statement(statement_name, store.dialect, schema=schema)
         frame = store.query(text, {"id": node_id, "limit": int(limit)})
         truncated = truncated or len(frame) >= limit
         frame["direction"] = direction
@@ -278,11 +330,36 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
         edges = pd.DataFrame(columns=list(NEIGHBOUR_COLUMNS))
     else:
         edges["neighbour_id"] = edges["target"].where(edges["direction"] == "out", edges["source"])
-        edges["neighbour_kind"] = edges.pop("neighbour_label").map(LABEL_TO_KIND).fillna("")
-        for col in ("sources", "license", "unbiased", "pubmed_ids"):
-            edges[col] = edges[col].fillna("").astype(str)
-        if rel_types:
-            edges = edges[edges["rel_type"].isin(set(rel_types))]
+        edges["neighbour_kind"] = edges.pop("neighbour_label").map(label_to_kind).fillna("")
+        edges = with_edge_meaning(edges, schema)
+        if schema.name != "hetionet":  # Hetionet's provenance columns, filled from the KGX ones
+            edges["sources"] = [
+                "|".join(x for x in (p, a) if x)
+                for p, a in zip(edges["primary_knowledge_source"], edges["aggregator_knowledge_source"])]
+            edges["pubmed_ids"] = edges["publications"].map(_pubmed_ids)
+        for col in ("sources", "license", "unbiased", "pubmed_ids", "neighbour_name"):
+            edges[col] = edges[col].fillna("").astype(str) if col in edges.columns else ""
+        if wanted:
+            edges = edges[edges["rel_type"].isin(wanted)]
         edges = edges[list(NEIGHBOUR_COLUMNS)].sort_values(["rel_type", "neighbour_name"], ignore_index=True)
     counts = dict(Counter(edges["rel_type"]).most_common())
-    return Neighbourhood(node_id, name, kind, edges, counts, truncated)
+    return Neighbourhood(node_id, name, kind, edges, counts, truncated, graph_name)
+
+
+def _wanted_rel_types(schema: GraphSchema, rel_types: set[str] | list[str] | None) -> set[str]:
+    """Relationship types asked for (predicates mapped to their types); empty = all.
+
+    Raises
+    ------
+    DataError
+        If a name is neither a relationship type nor a predicate of ``schema``.
+    """
+    by_name = {spec.rel_type: spec.rel_type for spec in schema.rel_specs}
+    if schema.name != "hetionet":  # Hetionet's abbreviations are not accepted here, as before
+        by_name.update({spec.predicate: spec.rel_type for spec in schema.rel_specs})
+    unknown = sorted(set(rel_types or ()) - set(by_name))
+    if unknown:
+        examples = ", ".join(schema.rel_types[:3])
+        raise DataError(f"Unknown relationship type(s) {unknown} for the {schema.name} graph; use types such as "
+                        f"{examples}.")
+    return {by_name[r] for r in rel_types or ()}

@@ -62,3 +62,17 @@ def test_the_linter_catches_broken_statements():
     report = _lint(payload)
     flagged = {p["name"] for p in report["problems"]}
     assert flagged == {"syntax", "label", "parameter", "procedure", "yield"}
+
+
+def test_every_neo4j_statement_of_a_kgx_workspace_lints_clean():
+    """A KGX graph's schema (labels and relationship types from the data) yields statements and DDL that Neo4j's
+    parser accepts too: the Neo4j backend serves the Monarch sample with the same registry."""
+    from engram_kit.kg.kgx import load_kgx
+
+    kg = load_kgx(REPO / "data" / "kgx" / "graph_nodes.tsv", REPO / "data" / "kgx" / "graph_edges.tsv", progress=False)
+    payload = lint_payload("neo4j", kg.schema)
+    texts = " ".join(s["text"] for s in payload["statements"])
+    assert "HAS_PHENOTYPE" in texts and "r.negated" in texts and "BINDS_CbG" not in texts
+    report = _lint(payload)
+    problems = [f"{p['severity']}: {p['name']}: {p['message']}" for p in report["problems"]]
+    assert report["errors"] == 0 and report["warnings"] == 0, "\n".join(problems[:20])

@@ -142,13 +142,21 @@ class ExtractiveComposer:
         seeds = set(nodes.index[nodes["is_seed"]])
         wanted = asked_kind(result.question)
         scored = []
+        seen_pairs: set[tuple[frozenset[str], str]] = set()
         for order, edge in enumerate(result.edge_evidence()):
             source, target = edge.source, edge.target
             if source not in seeds and target not in seeds:
                 continue
             other = target if source in seeds else source
-            if other in seeds and source > target and not edge.directed:
-                continue  # an undirected edge between two seeds: keep one orientation only
+            if other in seeds:  # an edge between two seeds: one claim per undirected pair
+                if result.graph == "hetionet":
+                    if source > target:  # Hetionet's established rule (it stores each edge once), kept as is
+                        continue
+                elif not edge.directed:
+                    pair = (frozenset((source, target)), edge.rel_type)
+                    if pair in seen_pairs:
+                        continue
+                    seen_pairs.add(pair)
             if source not in nodes.index or target not in nodes.index:
                 continue
             kind_match = nodes.at[other, "kind"] == wanted if wanted else False
@@ -157,7 +165,7 @@ class ExtractiveComposer:
                            order, edge))
         scored.sort(key=lambda t: t[:7])
         # qualifier values named in the graph itself (an onset or frequency term held as a node)
-        names = dict(zip(nodes.index.str.partition("::")[2], nodes["name"].astype(str)))
+        names = {str(node_id).partition("::")[2]: str(name) for node_id, name in nodes["name"].items()}
         claims = []
         for *_, edge in scored[: self.max_edges]:
             text = assertion_text(edge, str(nodes.at[edge.source, "name"]), str(nodes.at[edge.target, "name"]), names)

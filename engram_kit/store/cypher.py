@@ -685,7 +685,7 @@ def schema_statements(dialect: str = "ladybug", schema: GraphSchema | None = Non
     return out
 
 
-def neo4j_index_statements() -> list[str]:
+def neo4j_index_statements(schema: GraphSchema | None = None) -> list[str]:
     """Neo4j range indexes beside the uniqueness constraints of :func:`schema_statements`; idempotent.
 
     Returns
@@ -696,7 +696,7 @@ def neo4j_index_statements() -> list[str]:
         ``source``/``pmid`` indexes on Article: 16 statements.
     """
     out = [f"CREATE INDEX {label.lower()}_name IF NOT EXISTS FOR (n:{label}) ON (n.name)"
-           for label in (*DOMAIN_LABELS, "NounPhrase")]
+           for label in (*(schema or HETIONET_SCHEMA).labels, "NounPhrase")]
     out += [f"CREATE INDEX {label.lower()}_article_id IF NOT EXISTS FOR (n:{label}) ON (n.article_id)"
             for label in ("Section", "Passage")]
     out += [f"CREATE INDEX article_{prop} IF NOT EXISTS FOR (n:Article) ON (n.{prop})" for prop in ("source", "pmid")]
@@ -743,7 +743,7 @@ GDS_ROUTINES: tuple[dict[str, object], ...] = (
      "args": [("nodeId", "ANY")], "returns": "ANY"},
 )
 
-def _expansions(text: str) -> list[dict[str, str]]:
+def _expansions(text: str, schema: GraphSchema | None = None) -> list[dict[str, str]]:
     """Every schema identifier assignment of a statement's placeholders (one empty dict if it has none).
 
     ``{rel_type}`` with one or two label placeholders (``{label}``/``{other_label}``,
@@ -756,6 +756,7 @@ def _expansions(text: str) -> list[dict[str, str]]:
     QueryError
         For a placeholder this expansion does not know (extend it with the new placeholder's values).
     """
+    schema = schema or HETIONET_SCHEMA
     names = [n for n in dict.fromkeys(re.findall(r"\{(\w+)\}", text)) if n not in AUTO_PLACEHOLDERS]
     labels = [n for n in names if n.endswith("label")]
     unknown = [n for n in names if n != "rel_type" and n not in labels]
@@ -763,15 +764,15 @@ def _expansions(text: str) -> list[dict[str, str]]:
         raise QueryError(f"Statement placeholders {names} are not known to engram_kit.store.cypher._expansions; "
                          f"teach it their values so the statement can be linted.")
     if "rel_type" in names and labels:
-        return [{"rel_type": m.rel_type, **dict(zip(labels, (m.source_label, m.target_label)))} for m in METAEDGES]
+        return [{"rel_type": spec.rel_type, **dict(zip(labels, pair))} for spec in schema.rel_specs for pair in spec.pairs]
     if "rel_type" in names:
-        return [{"rel_type": rel} for rel in DOMAIN_REL_TYPES + LITERATURE_REL_TYPES]
+        return [{"rel_type": rel} for rel in schema.rel_types + LITERATURE_REL_TYPES]
     if labels:
-        return [{labels[0]: label} for label in DOMAIN_LABELS + LITERATURE_LABELS]
+        return [{labels[0]: label} for label in schema.labels + LITERATURE_LABELS]
     return [{}]
 
 
-def dialect_statements(dialect: str) -> list[dict[str, str]]:
+def dialect_statements(dialect: str, schema: GraphSchema | None = None) -> list[dict[str, str]]:
     """Every Cypher text a backend of ``dialect`` can send, placeholders filled with each schema identifier.
 
     Returns
@@ -787,17 +788,18 @@ def dialect_statements(dialect: str) -> list[dict[str, str]]:
     for name, by_dialect in registry.items():
         if dialect not in by_dialect:
             continue
-        for identifiers in _expansions(by_dialect[dialect]):
+        for identifiers in _expansions(by_dialect[dialect], schema):
             suffix = ",".join(f"{k}={v}" for k, v in identifiers.items())
             out.append({"name": f"{name}[{suffix}]" if suffix else name,
-                        "text": statement(name, dialect, **identifiers)})
-    ddl = schema_statements(dialect) + (neo4j_index_statements() if dialect == "neo4j" else [])
+                        "text": statement(name, dialect, schema=schema, **identifiers)})
+    ddl = schema_statements(dialect, schema) + (neo4j_index_statements(schema) if dialect == "neo4j" else [])
     out += [{"name": f"ddl[{i}]", "text": text} for i, text in enumerate(ddl)]
     return out
 
 
-def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
-    """What ``scripts/lint_cypher.mjs`` checks: the statements and the database schema they run against.
+def lint_payload(dialect: str = "neo4j", schema: GraphSchema | None = None) -> dict[str, object]:
+    """What ``scripts/lint_cypher.mjs`` checks: the statements and the database schema they run against, for the
+    domain layer ``schema`` (default Hetionet; a KGX graph's schema lints the statements a KGX workspace sends).
 
     Returns
     -------
@@ -806,7 +808,8 @@ def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
         ``propertyKeys``, ``parameters`` (:data:`NEO4J_PARAMETERS`), ``functions``
         (:data:`NEO4J_BUILTIN_FUNCTIONS`) and ``routines`` (:data:`GDS_ROUTINES`).
     """
-    properties = (set(DOMAIN_NODE_PROPERTIES) | set(DOMAIN_REL_PROPERTIES) | {"weight"} | set(NEO4J_ROW_KEYS)
+    schema = schema or HETIONET_SCHEMA
+    properties = (set(schema.node_properties) | set(schema.rel_properties) | {"weight"} | set(NEO4J_ROW_KEYS)
                   | set(META_PROPERTIES))
     for props in LITERATURE_NODE_PROPERTIES.values():
         properties |= set(props)
@@ -814,10 +817,10 @@ def lint_payload(dialect: str = "neo4j") -> dict[str, object]:
         properties |= set(rel_props)
     return {
         "dialect": dialect,
-        "statements": dialect_statements(dialect),
+        "statements": dialect_statements(dialect, schema),
         "schema": {
-            "labels": list(DOMAIN_LABELS + LITERATURE_LABELS + (META_LABEL,)),
-            "relationshipTypes": list(DOMAIN_REL_TYPES + LITERATURE_REL_TYPES),
+            "labels": list(schema.labels + LITERATURE_LABELS + (META_LABEL,)),
+            "relationshipTypes": list(schema.rel_types + LITERATURE_REL_TYPES),
             "propertyKeys": sorted(properties),
             "parameters": NEO4J_PARAMETERS,
             "functions": list(NEO4J_BUILTIN_FUNCTIONS),

@@ -394,7 +394,7 @@ class Neo4jStore(GraphStore):
             On a read-only store.
         """
         self._require_writable("create_schema")
-        for ddl in schema_statements(self.dialect, self.schema) + neo4j_index_statements():
+        for ddl in schema_statements(self.dialect, self.schema) + neo4j_index_statements(self.schema):
             self._execute(ddl, what="schema creation")
         self._run("write_meta", {"key": "graph_schema", "value": json.dumps(self.schema.to_dict())})
 

@@ -3,7 +3,10 @@
 Colours come from :mod:`engram_kit.exports` so the widget, the exported SVG/PNG and the dashboard agree:
 node fill = Hetionet kind (Hetionet's own palette, ``describe/styles.json``), node border = PPR heat
 (ColorBrewer YlOrRd), seeds with a thick black double border, edge line style = provenance (curated
-solid grey, literature co-occurrence dashed blue, inferred dotted magenta), edge label = relationship type.
+solid grey, literature co-occurrence dashed blue, inferred dotted magenta), edge label = relationship type
+(the Biolink predicate for a KGX graph). Edges whose data say ``directed`` get an arrowhead at the object;
+negated assertions (class ``negated``, label ``"NOT ..."``) are drawn dashed red, so a "does not" edge never
+looks like a curated fact.
 
 ipycytoscape pitfalls handled here
 ----------------------------------
@@ -33,6 +36,8 @@ DEFAULT_LAYOUT: dict[str, Any] = {"name": "cose", "animate": False, "randomize":
 HIGHLIGHT = "highlight"
 #: Class put on elements that are not highlighted while a highlight is active.
 DIMMED = "dimmed"
+#: Line and label colour of negated assertions (class ``negated``).
+NEGATED_COLOR = "#d50000"
 
 
 def cytoscape_style() -> list[dict[str, Any]]:
@@ -54,6 +59,10 @@ def cytoscape_style() -> list[dict[str, Any]]:
         style.append({"selector": f"edge.{provenance}",
                       "style": {"line-color": spec["color"], "line-style": spec["line_style"]}})
     style += [
+        # after the provenance styles, so they win: direction and negation are part of what an edge says
+        {"selector": "edge[?directed]", "style": {"target-arrow-shape": "triangle", "arrow-scale": 0.6}},
+        {"selector": "edge.negated", "style": {"line-color": NEGATED_COLOR, "line-style": "dashed",
+                                               "target-arrow-color": NEGATED_COLOR, "color": NEGATED_COLOR}},
         {"selector": f"node.{HIGHLIGHT}", "style": {"border-color": "#00c853", "border-width": 6, "z-index": 10}},
         {"selector": f"edge.{HIGHLIGHT}", "style": {"width": 3, "line-color": "#00c853"}},
         {"selector": f".{DIMMED}", "style": {"opacity": 0.25}},
