@@ -188,3 +188,18 @@ def test_cli_dashboard_binds_localhost_with_large_websocket_messages(capsys, wor
     assert "209715200" in capsys.readouterr().out
     assert main(["dashboard", "-w", str(tmp_path / "none"), "--print-command"]) == 2
     assert "engram init" in capsys.readouterr().err
+
+
+def test_read_only_assistant_writes_nothing_into_the_workspace(workspace_path):
+    """A dashboard's assistant on a read-only workspace keeps conversations in the page: read-only means the
+    workspace folder is not written (bug: it used to save conversations/<id>.json there)."""
+    from engram_kit.workspace import Workspace
+
+    before = sorted(p.relative_to(workspace_path) for p in workspace_path.rglob("*") if "conversations" in p.parts)
+    with Workspace.open(workspace_path, read_only=True) as ro:
+        assistant = ResearchAssistant(ro)
+        assert not assistant.saves_history
+        assistant._save_conversation()
+        assert "page only" in assistant.chat.status.value
+    after = sorted(p.relative_to(workspace_path) for p in workspace_path.rglob("*") if "conversations" in p.parts)
+    assert after == before

@@ -339,7 +339,9 @@ class ResearchAssistant:
     ----------
     workspace : an open workspace (read-only is fine: asking only reads).
     graph_height : CSS height of the graph panel.
-    history_path : folder whose ``conversations/`` sub-folder keeps the history (default: the workspace).
+    history_path : folder whose ``conversations/`` sub-folder keeps the history (default: the workspace; a
+        read-only workspace, e.g. a dashboard beside a notebook, keeps the conversation in the page only, since
+        read-only means nothing is written into the workspace folder).
 
     Examples
     --------
@@ -351,6 +353,8 @@ class ResearchAssistant:
     def __init__(self, workspace: Any, *, graph_height: str = "480px", history_path: str | Path | None = None) -> None:
         self.workspace = workspace
         self.history_path = Path(history_path) if history_path is not None else Path(workspace.path)
+        #: False for a read-only workspace without an explicit ``history_path``: conversations are not saved.
+        self.saves_history = history_path is not None or not getattr(workspace, "read_only", False)
         self.chat = ChatPanel()
         self.graph_panel = GraphPanel(self.select_node, height=graph_height)
         self.evidence = EvidencePanel(self.select_passage)
@@ -487,6 +491,10 @@ class ResearchAssistant:
 
     # --- conversations -------------------------------------------------------------------------
     def _save_conversation(self) -> None:
+        if not self.saves_history:
+            self.chat.status.value = ('<span class="engram-scores">Read-only workspace: this conversation is kept '
+                                      'in this page only.</span>')
+            return
         try:
             self.conversation.save(self.history_path)
         except OSError as exc:  # a read-only file system must not lose the answer on screen
