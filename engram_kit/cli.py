@@ -110,7 +110,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
                           graph=graph) as ws:
         kg = ws.manifest["knowledge_graph"]
-        print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
+        print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
         vec = ws.manifest["vector_store"]
         if vec["kind"] != "local":
@@ -312,7 +312,7 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
                           vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args)) as ws:
         kg = ws.manifest["knowledge_graph"]
-        print(f"Loaded {kg['name']} {kg['version']}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
+        print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
     return 0
 

@@ -356,7 +356,9 @@ class Workspace:
         kg = self.manifest["knowledge_graph"]
         return {
             "path": str(self.path), "backend": self.manifest["backend"], "read_only": self.read_only,
-            "knowledge_graph": f"{kg['name']} {kg['version']}", "kg_nodes": kg["n_nodes"], "kg_edges": kg["n_edges"],
+            "knowledge_graph": f"{kg['name']} {kg['version']}".strip(), "graph_schema": kg.get("schema", "hetionet"),
+            "kg_nodes": kg["n_nodes"], "kg_edges": kg["n_edges"],
+            **{k: kg[k] for k in ("biolink_model_version", "n_negated_edges") if k in kg},
             "articles": counts.get("Article", 0), "passages": counts.get("Passage", 0),
             "nounphrases": counts.get("NounPhrase", 0), "mentions": counts.get("MENTIONS", 0),
             "maps_to": counts.get("MAPS_TO", 0),
