@@ -287,7 +287,7 @@ class Workspace:
         """A :class:`Retriever` over this workspace."""
         return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
-                         ppr_engine=self._ppr_engine())
+                         ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
@@ -475,12 +475,15 @@ class Workspace:
         from engram_kit.evidence import EvidenceDesk
 
         return EvidenceDesk(self.store, self.extractor, self.resolver, self.nodes, llm=llm, limits=limits,
-                            min_confidence=self.settings.min_link_confidence)
+                            min_confidence=self.settings.min_link_confidence,
+                            graph_name=self.manifest["knowledge_graph"].get("name", ""))
 
-    def run_desk(self, question: str, *, llm=None, limits=None):  # noqa: ANN001, ANN201 - -> DeskResult
+    def run_desk(self, question: str, *, llm=None, limits=None,  # noqa: ANN001, ANN201 - -> DeskResult
+                 include_negated: bool = False):
         """Run the evidence desk on one question; returns a :class:`~engram_kit.evidence.DeskResult`
-        (artifacts, row-cited claims, outcome, withheld count)."""
-        return self.evidence_desk(llm, limits).investigate(question)
+        (artifacts, row-cited claims, outcome, withheld count). ``include_negated`` lists negated assertions
+        (KGX ``negated = true``), flagged ``NOT:``; by default they are left out."""
+        return self.evidence_desk(llm, limits).investigate(question, include_negated=include_negated)
 
     # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
     def _ppr_engine(self):  # noqa: ANN202 - PPREngine | None

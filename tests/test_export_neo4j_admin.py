@@ -28,9 +28,12 @@ def _header(path: Path) -> list[str]:
 
 
 def test_headers_follow_the_neo4j_admin_format(exported):
-    assert set(exported.node_files) == set(DOMAIN_LABELS + LITERATURE_LABELS)
+    assert set(exported.node_files) == set(DOMAIN_LABELS + LITERATURE_LABELS + ("EngramMeta",))
     assert set(exported.relationship_files) == set(DOMAIN_REL_TYPES + LITERATURE_REL_TYPES)
+    assert _header(exported.directory / "nodes_EngramMeta.csv") == ["key:ID(engram-meta)", "value", ":LABEL"]
     for label, (name, _) in exported.node_files.items():
+        if label == "EngramMeta":
+            continue
         header = _header(exported.directory / name)
         assert header[0] == "id:ID" and header[-1] == ":LABEL", (label, header)
     for rel, (name, _) in exported.relationship_files.items():
@@ -44,7 +47,9 @@ def test_headers_follow_the_neo4j_admin_format(exported):
 def test_files_parse_back_to_the_store_counts(workspace, exported):
     counts = workspace.store.counts()
     ids: set[str] = set()
-    for label, (name, rows) in exported.node_files.items():
+    files = dict(exported.node_files)
+    assert files.pop("EngramMeta")[1] == 1  # the graph schema node: its own id space, not a graph node
+    for label, (name, rows) in files.items():
         frame = pd.read_csv(exported.directory / name, dtype=str, keep_default_na=False)
         assert len(frame) == rows == counts[label], label
         assert (frame[":LABEL"] == label).all() and frame["id:ID"].is_unique

@@ -2,7 +2,8 @@
 
 * :mod:`~engram_kit.agents.routing` -- which agents run, and why (visible to the user);
 * :mod:`~engram_kit.agents.literature`, :mod:`~engram_kit.agents.pathway`, :mod:`~engram_kit.agents.drug`
-  -- the domain agents; :mod:`~engram_kit.agents.synthesis` merges them;
+  (Hetionet metaedges), :mod:`~engram_kit.agents.phenotype` (Biolink graphs) -- the domain agents;
+  :mod:`~engram_kit.agents.synthesis` merges them;
 * :mod:`~engram_kit.agents.investigate` -- concurrent runs as a stream of typed events
   (:mod:`~engram_kit.agents.events`) and the collected :class:`InvestigationResult`;
 * :mod:`~engram_kit.agents.session` -- multi-turn sessions with memory (:mod:`engram_kit.memory`).
@@ -25,16 +26,18 @@ from engram_kit.agents.events import (
     Event,
     PassagesEvent,
     PathwayEvent,
+    PhenotypeEvent,
     ResolvedEvent,
     StatusEvent,
     SynthesisEvent,
 )
-from engram_kit.agents.graph import GraphPath, GraphQueries, LockedStore, QueryRecord
+from engram_kit.agents.graph import GraphPath, GraphQueries, LockedStore, QueryRecord, evidence_citation
 from engram_kit.agents.investigate import InvestigationResult, Investigator, iterate_in_thread
 from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.options import AgentOptions
 from engram_kit.agents.pathway import PathwayAgent, PathwayOverlap, PathwayReport, jaccard
-from engram_kit.agents.routing import Route, RoutingDecision, route
+from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
+from engram_kit.agents.routing import Route, RoutingDecision, not_applicable, route
 from engram_kit.agents.session import Session
 from engram_kit.agents.synthesis import SynthesisAgent, SynthesisReport, validate_paragraph
 
@@ -42,7 +45,8 @@ __all__ = [
     "AgentContext", "AgentOptions", "AgentsDoneEvent", "AnswerChunkEvent", "CompoundComparison", "DoneEvent",
     "DrugAgent", "DrugEvent", "DrugReport", "EVENT_TYPES", "ErrorEvent", "Event", "GraphPath", "GraphQueries",
     "InvestigationResult", "Investigator", "LiteratureAgent", "LockedStore", "PassagesEvent", "PathwayAgent",
-    "PathwayEvent", "PathwayOverlap", "PathwayReport", "QueryRecord", "Repurposing", "ResolvedEvent", "Route",
-    "RoutingDecision", "Session", "StatusEvent", "SynthesisAgent", "SynthesisEvent", "SynthesisReport", "auroc",
-    "iterate_in_thread", "jaccard", "route", "validate_paragraph",
+    "PathwayEvent", "PathwayOverlap", "PathwayReport", "PhenotypeAgent", "PhenotypeEvent", "PhenotypeReport",
+    "QueryRecord", "Repurposing", "ResolvedEvent", "Route", "RoutingDecision", "Session", "StatusEvent",
+    "SynthesisAgent", "SynthesisEvent", "SynthesisReport", "auroc", "evidence_citation", "iterate_in_thread",
+    "jaccard", "not_applicable", "route", "validate_paragraph",
 ]

@@ -21,6 +21,10 @@ compounds (:mod:`engram_kit.agents.routing`). All facts are Hetionet v1.0 edges 
   other down-regulates, and pathways where their net regulation of member genes has opposite signs.
 * **Mechanism narrative**: sentences built only from graph paths compound -> binds -> gene ->
   associated with -> disease (or a shortest path when there is none), each citing its edges.
+
+On a graph without these metaedges (a Biolink KGX graph) the agent does not query anything: its report
+holds one note, "not applicable to a <graph> graph (no Compound nodes; ...)" (see
+:func:`engram_kit.agents.routing.not_applicable`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import pandas as pd
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import DrugEvent, StatusEvent
 from engram_kit.agents.graph import GraphPath, edge_citation
+from engram_kit.agents.routing import not_applicable
 from engram_kit.answering import Citation, Claim
 from engram_kit.retrieval.ppr import personalized_pagerank
 from engram_kit.store.csr import CSRGraph
@@ -119,6 +124,7 @@ class DrugReport:
     binders : DataFrame ``gene_id, gene, compound_id, compound, relation, shared_pathways`` for query genes:
         ``BINDS_CbG`` direct, ``UPREGULATES_CuG``/``DOWNREGULATES_CdG`` and ``via_pathway`` indirect.
     indications : DataFrame ``compound_id, compound, disease_id, disease, relation`` (TREATS / PALLIATES).
+    notes : why the agent did nothing (``"not applicable to a Monarch KG sample graph (...)"``), else empty.
     """
 
     targets: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -128,6 +134,7 @@ class DrugReport:
     comparisons: list[CompoundComparison] = field(default_factory=list)
     narrative: list[Claim] = field(default_factory=list)
     findings: list[Claim] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         """Repurposing candidates of the first disease, else the binders, else the targets."""
@@ -140,7 +147,8 @@ class DrugReport:
                 "indications": self.indications.to_dict(orient="records"),
                 "repurposing": [r.to_dict() for r in self.repurposing],
                 "comparisons": [c.to_dict() for c in self.comparisons],
-                "narrative": [asdict(c) for c in self.narrative], "findings": [asdict(c) for c in self.findings]}
+                "narrative": [asdict(c) for c in self.narrative], "findings": [asdict(c) for c in self.findings],
+                "notes": list(self.notes)}
 
 
 def _compound_mask(kg: CSRGraph) -> np.ndarray:
@@ -153,6 +161,12 @@ class DrugAgent:
     name = "drug"
 
     def run(self, context: AgentContext, emit: Emit) -> DrugReport:
+        reason = not_applicable(self.name, context.graph.schema, context.graph.graph_name)
+        if reason:  # no Hetionet compound metaedges: say so instead of querying tables that do not exist
+            emit(StatusEvent(self.name, reason))
+            report = DrugReport(notes=[reason])
+            emit(DrugEvent(self.name, report))
+            return report
         emit(StatusEvent(self.name, "targets, binders and repurposing candidates"))
         report = DrugReport()
         compounds = context.of_kind("Compound")

@@ -2,12 +2,12 @@
 
 An investigation streams events as agents progress (see :mod:`engram_kit.agents.investigate`)::
 
-    status -> resolved -> (passages, answer_chunk*, done | pathway | drug | error)* -> answer_chunk* ->
-    synthesis -> agents_done
+    status -> resolved -> (passages, answer_chunk*, done | pathway | drug | phenotype | error)* ->
+    answer_chunk* -> synthesis -> agents_done
 
-``passages``, ``answer_chunk`` and ``done`` come from the literature agent; ``pathway`` and ``drug`` from
-the graph agents, in whichever order they finish; ``answer_chunk`` with ``agent="synthesis"`` streams the
-synthesis paragraph; ``agents_done`` is always last. A failing agent yields ``error`` and the others finish.
+``passages``, ``answer_chunk`` and ``done`` come from the literature agent; ``pathway``, ``drug`` and
+``phenotype`` (Biolink graphs) from the graph agents, in whichever order they finish; ``answer_chunk``
+with ``agent="synthesis"`` streams the synthesis paragraph; ``agents_done`` is always last. A failing agent yields ``error`` and the others finish.
 Every event is a small dataclass with a ``type`` field and :meth:`to_dict` (JSON-ready).
 """
 
@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 #: Event type names, as in issue 5 of engram-kit.
 EVENT_TYPES: tuple[str, ...] = ("status", "resolved", "answer_chunk", "passages", "done", "pathway", "drug",
-                                "synthesis", "agents_done", "error")
+                                "phenotype", "synthesis", "agents_done", "error")
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,14 @@ class DrugEvent(Event):
     """The drug agent's report (:class:`~engram_kit.agents.drug.DrugReport`)."""
 
     type: ClassVar[str] = "drug"
+    report: Any = None
+
+
+@dataclass(frozen=True)
+class PhenotypeEvent(Event):
+    """The phenotype agent's report (:class:`~engram_kit.agents.phenotype.PhenotypeReport`)."""
+
+    type: ClassVar[str] = "phenotype"
     report: Any = None
 
 

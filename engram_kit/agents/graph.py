@@ -6,9 +6,14 @@ Two sources, each used where it is fast and backend-independent:
   statements (``agent_neighbours``, ``agent_neighbour_counts`` in :mod:`engram_kit.store.cypher`) run
   through :meth:`GraphStore.run_statement`. Every query is recorded (:class:`QueryRecord`) so a run
   bundle can show exactly which queries produced which rows.
+* **Edges with their meaning** (a gene's phenotypes on a Biolink graph...) are the schema-generic
+  ``entity_edges_*`` statements (:meth:`GraphQueries.edges`): every row carries the edge's predicate, stored
+  direction (subject -> object), knowledge sources, publications, qualifiers and negation
+  (:data:`engram_kit.retrieval.results.EDGE_MEANING_COLUMNS`). Negated assertions are left out unless asked for.
 * **Shortest paths** run as a breadth-first search on the float32 CSR adjacency of the knowledge graph
-  (:meth:`Workspace.knowledge_graph`), then the relationship types of the path's edges are read with
-  :meth:`GraphStore.edges_among`.
+  (:meth:`Workspace.knowledge_graph`, built from asserted edges only: a path never goes through a negated
+  edge), then the path's edges are read with :meth:`GraphStore.edges_among` (negated ones left out), so each
+  hop carries its predicate and provenance into the citations.
 
 Agents run in worker threads, and one LadybugDB connection must not run two statements at once (a
 read-only store wraps each query in a transaction), so :class:`LockedStore` serialises store calls.
@@ -26,12 +31,20 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.answering import Citation
-from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
+from engram_kit.answering.assertions import edge_label
+from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 
 #: Rows of each query kept in its :class:`QueryRecord` (the count of all rows is kept too).
 RECORDED_ROWS = 200
+#: Most edges one ``entity_edges_*`` query returns to an agent (per direction).
+EDGE_LIMIT = 1000
+#: Columns of :meth:`GraphQueries.edges`: the entity asked about, the node at the other end, the edge as stored
+#: (``source`` = subject, ``target`` = object) with its meaning, then the names of subject and object.
+EDGE_COLUMNS: tuple[str, ...] = ("entity_id", "other_id", "other_name", "other_label", "source", "target",
+                                 "rel_type", *EDGE_MEANING_COLUMNS, "subject", "object")
 
 
 class LockedStore:
@@ -85,37 +98,64 @@ class GraphPath:
     """A path in the knowledge graph: node ids and names, and the relationship type(s) of each edge.
 
     ``relations[i]`` joins ``nodes[i]`` and ``nodes[i + 1]``; ``edges[i]`` is that edge as stored
-    (``(source, rel_type, target)`` in the metaedge's direction), which is what citations point to.
+    (``(source, rel_type, target)``: subject -> object, a Hetionet edge in its metaedge's direction), which
+    is what citations point to. ``evidence[i]`` (when known) is the same edge with its predicate, direction,
+    knowledge sources, publications and qualifiers; ``graph_name`` names the graph in citation labels.
     """
 
     nodes: tuple[str, ...]
     names: tuple[str, ...]
     relations: tuple[str, ...]
     edges: tuple[tuple[str, str, str], ...]
+    evidence: tuple[EdgeEvidence, ...] = ()
+    graph_name: str = ""
 
     @property
     def hops(self) -> int:
         return len(self.nodes) - 1
 
+    @property
+    def biolink(self) -> bool:
+        """True when the path's edges carry Biolink predicates (a KGX graph), so it is told with them."""
+        return bool(self.evidence) and all(":" in e.predicate for e in self.evidence)
+
     def describe(self) -> str:
-        """``"BACE1 -[INTERACTS_GiG]- APP -[ASSOCIATES_DaG]- Alzheimer's disease"``."""
+        """``"BACE1 -[INTERACTS_GiG]- APP -[ASSOCIATES_DaG]- Alzheimer's disease"`` (Hetionet); on a Biolink
+        graph each hop shows its predicate and direction: ``"SHH (human) -[biolink:related_to]- schizencephaly
+        -[biolink:has_phenotype]-> Seizures"``."""
         parts = [self.names[0]]
+        if self.biolink:
+            for start, edge, name in zip(self.nodes, self.evidence, self.names[1:]):
+                parts.append(f"{edge.arrow(start)} {name}")
+            return " ".join(parts)
         for rel, name in zip(self.relations, self.names[1:]):
             parts.append(f"-[{rel}]- {name}")
         return " ".join(parts)
 
     def citations(self) -> tuple[Citation, ...]:
-        """One ``edge`` citation per edge of the path."""
+        """One ``edge`` citation per edge of the path (label with predicate and provenance when known)."""
+        if self.evidence:
+            return tuple(evidence_citation(e, self.graph_name) for e in self.evidence)
         return tuple(edge_citation(*edge) for edge in self.edges)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nodes": list(self.nodes), "names": list(self.names), "relations": list(self.relations),
-                "edges": [list(e) for e in self.edges], "text": self.describe()}
+        out: dict[str, Any] = {"nodes": list(self.nodes), "names": list(self.names), "relations": list(self.relations),
+                               "edges": [list(e) for e in self.edges], "text": self.describe()}
+        if self.evidence:
+            out["evidence"] = [asdict(e) for e in self.evidence]
+        return out
 
 
 def edge_citation(source: str, rel_type: str, target: str) -> Citation:
-    """A citation of one knowledge-graph edge, in the format of :class:`~engram_kit.answering.Citation`."""
+    """A citation of one Hetionet edge, in the format of :class:`~engram_kit.answering.Citation`."""
     return Citation("edge", f"{source} -[{rel_type}]-> {target}", f"Hetionet {rel_type}")
+
+
+def evidence_citation(edge: EdgeEvidence, graph_name: str = "") -> Citation:
+    """A citation of one edge with its meaning: ``ref`` ``"<subject> -[<REL_TYPE>]-> <object>"`` (as stored);
+    ``label`` from :func:`~engram_kit.answering.assertions.edge_label`: ``"Hetionet BINDS_CbG"``, or
+    ``"Monarch KG sample: biolink:has_phenotype, source infores:..., via hpoa, PMID:..."`` (plus ``negated``)."""
+    return Citation("edge", f"{edge.source} -[{edge.rel_type}]-> {edge.target}", edge_label(edge, graph_name))
 
 
 def verb_phrase(rel_type: str) -> str:
@@ -136,17 +176,32 @@ class GraphQueries:
     Parameters
     ----------
     store : the workspace store (wrapped in a :class:`LockedStore` by the caller or here).
-    kg : the knowledge-graph CSR (domain nodes only), for shortest paths and degrees.
+    kg : the knowledge-graph CSR (domain nodes only, asserted edges only), for shortest paths and degrees.
+    graph_name : display name of the graph for citation labels (workspace manifest ``knowledge_graph.name``,
+        e.g. ``"Monarch KG sample"``); default ``"Hetionet"`` / ``"KGX graph"`` from the store's schema.
     """
 
     store: GraphStore | LockedStore
     kg: CSRGraph
     records: list[QueryRecord] = field(default_factory=list)
     _records_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    graph_name: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.store, LockedStore):
             self.store = LockedStore(self.store)  # type: ignore[arg-type]
+        if not self.graph_name:
+            self.graph_name = "Hetionet" if self.schema.name == "hetionet" else "KGX graph"
+
+    @property
+    def schema(self) -> GraphSchema:
+        """The store's domain schema (Hetionet v1.0 when the store names none)."""
+        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+
+    def label_of(self, node_id: str) -> str:
+        """Graph label of a node id (``"Gene::HGNC:10848"`` -> ``"Gene"``; the kind itself when unknown)."""
+        kind = kind_of(node_id)
+        return self.schema.kinds.get(kind, kind)
 
     # --- recorded statements ---------------------------------------------------------------------
     def run(self, agent: str, name: str, parameters: dict[str, Any], **identifiers: str) -> pd.DataFrame:
@@ -181,6 +236,63 @@ class GraphQueries:
                          other_label=other_label)
         counts = {str(i): int(n) for i, n in zip(frame["id"], frame["n"])}
         return {i: counts.get(i, 0) for i in ids}
+
+    def edges(self, agent: str, ids: Sequence[str], other_label: str = "", *, include_negated: bool = False,
+              limit: int = EDGE_LIMIT) -> pd.DataFrame:
+        """Edges between ``ids`` and nodes of ``other_label`` (any label when ``""``), in both stored
+        directions, each with what it asserts and who says so.
+
+        Only the directions the schema has are queried (``Gene -> PhenotypicFeature`` but no
+        ``PhenotypicFeature -> Gene`` table: one query). Rows come from the ``entity_edges_*`` statements
+        (recorded like every agent query).
+
+        Parameters
+        ----------
+        agent : agent name for the query records.
+        ids : node ids the edges start or end at.
+        other_label : label of the other end; ``""`` for every edge.
+        include_negated : also return negated assertions (``negated`` True); default False.
+        limit : most rows per direction.
+
+        Returns
+        -------
+        DataFrame
+            Columns :data:`EDGE_COLUMNS` (``entity_id`` = the id of ``ids`` the edge touches; ``source`` /
+            ``target`` = subject / object as stored; ``predicate, directed, negated, ...`` from
+            :func:`~engram_kit.retrieval.results.with_edge_meaning`), sorted by entity, other label, predicate
+            and other name; one row per (entity, edge).
+        """
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return pd.DataFrame(columns=list(EDGE_COLUMNS))
+        schema = self.schema
+        labels = {self.label_of(i) for i in ids}
+        params = {"ids": ids, "include_negated": bool(include_negated), "limit": int(limit)}
+        if other_label:
+            pairs = [pair for spec in schema.rel_specs for pair in spec.pairs]
+            runs = [(name, {"label": other_label}) for name, wanted in
+                    (("entity_edges_out_to", lambda a, b: a in labels and b == other_label),
+                     ("entity_edges_in_from", lambda a, b: a == other_label and b in labels))
+                    if any(wanted(a, b) for a, b in pairs)]
+        else:
+            runs = [("entity_edges_out", {}), ("entity_edges_in", {})]
+        frames = [self.run(agent, name, params, **identifiers) for name, identifiers in runs]
+        frames = [f for f in frames if len(f)]
+        if not frames:
+            return pd.DataFrame(columns=list(EDGE_COLUMNS))
+        raw = pd.concat(frames, ignore_index=True).rename(columns={"subject_id": "source", "object_id": "target"})
+        frame = with_edge_meaning(raw, schema)
+        wanted_ids = set(ids)
+        frame["entity_id"] = frame["source"].where(frame["source"].isin(wanted_ids), frame["target"])
+        is_subject = frame["entity_id"] == frame["source"]
+        frame["other_id"] = frame["target"].where(is_subject, frame["source"])
+        frame["other_name"] = frame["object"].where(is_subject, frame["subject"]).astype(str)
+        frame["other_label"] = frame["object_label"].where(is_subject, frame["subject_label"]).astype(str)
+        frame = frame.drop_duplicates(["entity_id", "source", "rel_type", "target", "negated"])
+        frame = frame.sort_values(["entity_id", "other_label", "predicate", "other_name", "other_id"],
+                                  ignore_index=True)
+        rest = [c for c in frame.columns if c not in EDGE_COLUMNS]
+        return frame[[*EDGE_COLUMNS, *rest]]
 
     def names(self, ids: Sequence[str]) -> dict[str, str]:
         """Node id -> name (ids not in the store map to themselves)."""
@@ -239,18 +351,27 @@ class GraphQueries:
         return self.annotate(ids)
 
     def annotate(self, ids: Sequence[str]) -> GraphPath:
-        """Names and relationship types of a node-id path (consecutive nodes must be adjacent)."""
-        edges = self.store.edges_among(list(ids))
-        by_pair: dict[frozenset[str], list[tuple[str, str, str]]] = {}
-        for src, dst, rel in zip(edges["source"], edges["target"], edges["rel_type"]):
-            by_pair.setdefault(frozenset((src, dst)), []).append((str(src), str(rel), str(dst)))
+        """Names, relationship types and edge meaning of a node-id path (consecutive nodes must be adjacent).
+
+        The edges come from :meth:`GraphStore.edges_among`, which leaves negated assertions out, so no hop is
+        explained by an edge that says the opposite. Where several edges join two nodes, the first by
+        relationship type is cited and all types are named in ``relations``.
+        """
+        edges = with_edge_meaning(self.store.edges_among(list(ids)), self.schema)
+        edges = edges[~edges["negated"]]
+        by_pair: dict[frozenset[str], list[EdgeEvidence]] = {}
+        for row in edges.to_dict(orient="records"):
+            pair = frozenset((str(row["source"]), str(row["target"])))
+            by_pair.setdefault(pair, []).append(EdgeEvidence.from_row(row))
         names = self.names(ids)
-        relations, chosen = [], []
+        relations, chosen, evidence = [], [], []
         for a, b in zip(ids, ids[1:]):
-            found = sorted(by_pair.get(frozenset((a, b)), [(a, "RELATED", b)]), key=lambda e: e[1])
-            relations.append("|".join(e[1] for e in found))
-            chosen.append(found[0])
-        return GraphPath(tuple(ids), tuple(names[i] for i in ids), tuple(relations), tuple(chosen))
+            found = sorted(by_pair.get(frozenset((a, b)), [EdgeEvidence(a, b, "RELATED")]), key=lambda e: e.rel_type)
+            relations.append("|".join(e.rel_type for e in found))
+            chosen.append((found[0].source, found[0].rel_type, found[0].target))
+            evidence.append(found[0])
+        return GraphPath(tuple(ids), tuple(names[i] for i in ids), tuple(relations), tuple(chosen), tuple(evidence),
+                         self.graph_name)
 
 
 def _json_value(value: Any) -> Any:

@@ -41,6 +41,7 @@ from engram_kit.agents.graph import GraphQueries, LockedStore, QueryRecord
 from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.options import AgentOptions
 from engram_kit.agents.pathway import PathwayAgent, PathwayReport
+from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
 from engram_kit.agents.routing import AGENT_ORDER, RoutingDecision, route
 from engram_kit.agents.synthesis import SynthesisAgent, SynthesisReport
 from engram_kit.answering import Answer, AnswerComposer, Claim, ExtractiveComposer
@@ -65,6 +66,7 @@ class InvestigationResult:
     memory_seeds : node id -> extra PPR seed weight from session memory (empty without a session).
     routing : which agents ran and why.
     literature, pathway, drug, synthesis : each agent's result, None if it did not run or failed.
+    phenotype : the phenotype agent's result (Biolink graphs), None if it did not run or failed.
     errors : ``error`` events of failed agents.
     timings : seconds per agent (``literature``...), ``resolve`` and ``total``.
     queries : every graph query the agents ran, with its rows (``q1``, ``q2``...).
@@ -87,13 +89,14 @@ class InvestigationResult:
     llm: str | None = None
     options: AgentOptions = field(default_factory=AgentOptions)
     memory_entities: list[ResolvedEntity] = field(default_factory=list)
+    phenotype: PhenotypeReport | None = None
 
     def agent_claims(self) -> list[tuple[str, Claim]]:
         """(agent, claim) for every claim of every agent, in :data:`AGENT_ORDER`."""
         out: list[tuple[str, Claim]] = []
         if self.literature is not None:
             out += [("literature", c) for c in self.literature.claims]
-        for agent in ("pathway", "drug"):
+        for agent in ("pathway", "drug", "phenotype"):
             report = getattr(self, agent)
             if report is not None:
                 out += [(agent, c) for c in report.findings]
@@ -121,7 +124,7 @@ class InvestigationResult:
         lines += [f"- {r.agent}: {'ran' if r.runs else 'skipped'} — {'; '.join(r.reasons)}" for r in self.routing.routes]
         if self.memory_seeds:
             lines += ["", "Session memory seeds: " + ", ".join(f"{k} ({v:.2f})" for k, v in self.memory_seeds.items())]
-        for agent in ("literature", "pathway", "drug"):
+        for agent in ("literature", "pathway", "drug", "phenotype"):
             claims = [c for a, c in self.agent_claims() if a == agent]
             if claims:
                 lines += ["", f"**{agent.capitalize()} agent**", ""]
@@ -143,6 +146,7 @@ class InvestigationResult:
             "literature": self.literature.to_dict() if self.literature else None,
             "pathway": self.pathway.to_dict() if self.pathway else None,
             "drug": self.drug.to_dict() if self.drug else None,
+            "phenotype": self.phenotype.to_dict() if self.phenotype else None,
             "synthesis": self.synthesis.to_dict() if self.synthesis else None,
             "errors": [e.to_dict() for e in self.errors], "timings": self.timings,
             "queries": [q.to_dict() for q in self.queries], "llm": self.llm, "options": self.options.to_dict(),
@@ -151,7 +155,8 @@ class InvestigationResult:
 
 def default_agents() -> dict[str, Agent]:
     """The built-in domain agents by name (synthesis is run separately, last)."""
-    return {"literature": LiteratureAgent(), "pathway": PathwayAgent(), "drug": DrugAgent()}
+    return {"literature": LiteratureAgent(), "pathway": PathwayAgent(), "drug": DrugAgent(),
+            "phenotype": PhenotypeAgent()}
 
 
 _FINISHED = object()
@@ -180,6 +185,12 @@ class Investigator:
         self._composer = composer
         self._store = LockedStore(workspace.store)
 
+    @property
+    def graph_name(self) -> str:
+        """The knowledge graph's display name (workspace manifest ``knowledge_graph.name``; ``""`` if unknown)."""
+        manifest = getattr(self.workspace, "manifest", None) or {}
+        return str(manifest.get("knowledge_graph", {}).get("name", ""))
+
     # --- parts -------------------------------------------------------------------------------------
     def composer(self) -> AnswerComposer:
         if self._composer is not None:
@@ -198,7 +209,8 @@ class Investigator:
     def retriever(self) -> Retriever:
         ws = self.workspace
         return Retriever(store=self._store, vectors=ws.vectors, index=ws.graph_index,  # type: ignore[arg-type]
-                         extractor=ws.extractor, resolver=ws.resolver, embedder=ws.embedder, settings=ws.settings)
+                         extractor=ws.extractor, resolver=ws.resolver, embedder=ws.embedder, settings=ws.settings,
+                         graph_name=self.graph_name or None)
 
     # --- the event stream ----------------------------------------------------------------------------
     async def events(self, question: str, *, memory_seeds: Mapping[str, float] | None = None,
@@ -227,13 +239,17 @@ class Investigator:
         yield StatusEvent("router", "resolving entities")
         retriever = self.retriever()
         index = await asyncio.to_thread(self.workspace.graph_index)
-        graph = GraphQueries(self._store, await asyncio.to_thread(self.workspace.knowledge_graph))
+        graph = GraphQueries(self._store, await asyncio.to_thread(self.workspace.knowledge_graph),
+                             graph_name=self.graph_name)
+        schema = graph.schema
         t0 = time.perf_counter()
         entities, unresolved = await asyncio.to_thread(retriever.resolve_question, question, index)
         memory_entities = [e for e in memory_entities if e.node_id not in {x.node_id for x in entities}]
         genes = [e.node_id for e in [*entities, *memory_entities] if e.kind == "Gene"]
-        binders = await asyncio.to_thread(graph.neighbour_counts, "router", genes, "Gene", "BINDS_CbG", "Compound")
-        routing = route(question, entities, memory_entities, binders)
+        binders: dict[str, int] = {}
+        if "BINDS_CbG" in schema.rel_types and "Compound" in schema.labels:  # Hetionet's compound-gene metaedge
+            binders = await asyncio.to_thread(graph.neighbour_counts, "router", genes, "Gene", "BINDS_CbG", "Compound")
+        routing = route(question, entities, memory_entities, binders, schema=schema, graph_name=graph.graph_name)
         timings["resolve"] = time.perf_counter() - t0
         seeds = {k: float(v) for k, v in (memory_seeds or {}).items() if v > 0}
         yield ResolvedEvent("router", tuple(entities), tuple(unresolved), seeds, routing)
@@ -278,7 +294,7 @@ class Investigator:
             question, entities, unresolved, seeds, routing, results.get("literature"), results.get("pathway"),
             results.get("drug"), results.get("synthesis"), errors, {k: round(v, 4) for k, v in timings.items()},
             list(graph.records), getattr(self.llm, "name", None) if self.llm is not None else None, self.options,
-            list(memory_entities))
+            list(memory_entities), results.get("phenotype"))
         if sink is not None:
             sink["result"] = result
         yield AgentsDoneEvent("router", tuple(n for n in [*names, "synthesis"] if n in results),

@@ -38,6 +38,11 @@ class AgentOptions:
         default=12, metadata={"help": "Agent findings handed to synthesis (numbered F1..Fn), >= 1."})
     synthesis_max_tokens: int = field(
         default=600, metadata={"help": "Token budget of the LLM synthesis paragraph, >= 64."})
+    include_negated: bool = field(
+        default=False,
+        metadata={"help": "List negated assertions (KGX negated = true) in the phenotype agent's tables and "
+                          "findings, flagged and worded 'NOT: ...'. They are never traversed (paths) either way; "
+                          "False (default) leaves them out, as PPR does."})
 
     def __post_init__(self) -> None:
         checks = [
@@ -49,6 +54,7 @@ class AgentOptions:
             ("narrative_paths", self.narrative_paths >= 0, "an integer >= 0"),
             ("synthesis_findings", self.synthesis_findings >= 1, "an integer >= 1"),
             ("synthesis_max_tokens", self.synthesis_max_tokens >= 64, "an integer >= 64"),
+            ("include_negated", isinstance(self.include_negated, bool), "True or False"),
         ]
         for name, ok, expected in checks:
             if not ok:

@@ -5,6 +5,10 @@ Routed for Pathway / Biological Process entities and for genes (:mod:`engram_kit
 All facts come from Hetionet v1.0 edges (``PARTICIPATES_GpPW``, ``PARTICIPATES_GpBP``,
 ``ASSOCIATES_DaG``; Himmelstein et al., eLife 2017); every finding cites the edges it rests on.
 
+On a graph without these metaedges (a Biolink KGX graph) the agent queries nothing and its report holds
+one note, "not applicable to a <graph> graph (...)"; the phenotype agent
+(:mod:`engram_kit.agents.phenotype`) finds paths there.
+
 Ranking of pathways for the query genes: by the number of query genes a pathway contains, then by the
 number of the question disease's associated genes it contains (when a disease is named), then by size
 ascending (a 20-gene pathway holding a query gene says more than a 1,000-gene one).
@@ -21,6 +25,7 @@ import pandas as pd
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import PathwayEvent, StatusEvent
 from engram_kit.agents.graph import GraphPath, edge_citation
+from engram_kit.agents.routing import not_applicable
 from engram_kit.answering import Citation, Claim
 
 #: Hetionet kind -> (graph label, membership relationship type from Gene).
@@ -56,6 +61,7 @@ class PathwayReport:
     ranked : DataFrame ``pathway_id, name, query_genes, n_query_genes, n_disease_genes, size,
         query_gene_ids``.
     findings : cited claims, most informative first.
+    notes : why the agent did nothing (``"not applicable to a Monarch KG sample graph (...)"``), else empty.
     """
 
     genes: list[str] = field(default_factory=list)
@@ -65,6 +71,7 @@ class PathwayReport:
     ranked: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["pathway_id", "name", "query_genes", "n_query_genes", "n_disease_genes", "size"]))
     findings: list[Claim] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
         """The ranked pathways."""
@@ -78,7 +85,7 @@ class PathwayReport:
             "members": {k: v.to_dict(orient="records") for k, v in self.members.items()},
             "overlaps": [asdict(o) for o in self.overlaps],
             "ranked": self.ranked.to_dict(orient="records"),
-            "findings": [asdict(c) for c in self.findings],
+            "findings": [asdict(c) for c in self.findings], "notes": list(self.notes),
         }
 
 
@@ -94,6 +101,12 @@ class PathwayAgent:
     name = "pathway"
 
     def run(self, context: AgentContext, emit: Emit) -> PathwayReport:
+        reason = not_applicable(self.name, context.graph.schema, context.graph.graph_name)
+        if reason:  # no Hetionet membership metaedges: say so instead of querying tables that do not exist
+            emit(StatusEvent(self.name, reason))
+            report = PathwayReport(notes=[reason])
+            emit(PathwayEvent(self.name, report))
+            return report
         emit(StatusEvent(self.name, "pathways, members and paths"))
         opts = context.options
         report = PathwayReport()

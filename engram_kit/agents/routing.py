@@ -9,25 +9,76 @@ that kind, and are marked "from memory"):
   edge); and for a Gene without binders or a Disease when the question asks for compounds ("drug",
   "compound", "treatment"..., see :data:`engram_kit.answering.extractive.KIND_CUES`): indirect links,
   and drug repurposing for the disease.
+* **phenotype** (graphs other than Hetionet) runs for a Gene, Disease or PhenotypicFeature entity when the
+  graph has PhenotypicFeature nodes (a Biolink graph such as Monarch KG): diseases, phenotypes and
+  gene -> disease -> phenotype paths with each edge's predicate and provenance.
 * **synthesis** always runs last and merges what the others returned.
 
 A gene without binders does not trigger the drug agent and the decision says so, so the user sees why.
+The pathway and drug agents read Hetionet metaedges (:data:`REQUIRED_REL_TYPES`); on a graph without them
+they are skipped with the reason "not applicable to a <graph> graph (no ...)" rather than run on nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from engram_kit.answering.extractive import asked_kind
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.retrieval.results import ResolvedEntity
 
 #: Agent names in the order their results are shown.
-AGENT_ORDER: tuple[str, ...] = ("literature", "pathway", "drug", "synthesis")
+AGENT_ORDER: tuple[str, ...] = ("literature", "pathway", "drug", "phenotype", "synthesis")
 PATHWAY_KINDS: tuple[str, ...] = ("Pathway", "Biological Process")
+#: Kinds (Biolink labels) the phenotype agent starts from, and what it reports for each.
+PHENOTYPE_REASONS: dict[str, str] = {
+    "Gene": "its diseases and phenotypes, and gene -> disease -> phenotype paths, with provenance",
+    "Disease": "its phenotypes and genes, with provenance",
+    "PhenotypicFeature": "the diseases and genes that have it, with provenance",
+}
+PHENOTYPE_KINDS: tuple[str, ...] = tuple(PHENOTYPE_REASONS)
+#: Node labels and Hetionet metaedges (relationship types) each Hetionet-specific agent reads: pathway
+#: membership and disease genes (pathway agent); compound targets, regulation, indications, pathways and
+#: disease genes (drug agent). Source: the agents' modules (Hetionet v1.0, Himmelstein et al., eLife 2017).
+REQUIRED_LABELS: dict[str, tuple[str, ...]] = {
+    "pathway": ("Gene", "Pathway", "BiologicalProcess", "Disease"),
+    "drug": ("Compound", "Gene", "Disease", "Pathway"),
+    "phenotype": ("PhenotypicFeature",),
+}
+REQUIRED_REL_TYPES: dict[str, tuple[str, ...]] = {
+    "pathway": ("PARTICIPATES_GpPW", "PARTICIPATES_GpBP", "ASSOCIATES_DaG"),
+    "drug": ("BINDS_CbG", "TREATS_CtD", "PALLIATES_CpD", "UPREGULATES_CuG", "DOWNREGULATES_CdG",
+             "PARTICIPATES_GpPW", "ASSOCIATES_DaG"),
+    "phenotype": (),
+}
+
+
+def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: str = "") -> str:
+    """Why ``agent`` cannot run on a graph of ``schema`` (default Hetionet), or ``""`` when it can.
+
+    Returns
+    -------
+    str
+        e.g. ``"not applicable to a Monarch KG sample graph (no Compound nodes; no BINDS_CbG, TREATS_CtD,
+        PALLIATES_CpD... edges: the drug agent reads Hetionet metaedges)"``.
+    """
+    schema = schema or HETIONET_SCHEMA
+    labels = [x for x in REQUIRED_LABELS.get(agent, ()) if x not in schema.labels]
+    rels = [x for x in REQUIRED_REL_TYPES.get(agent, ()) if x not in schema.rel_types]
+    if not labels and not rels:
+        return ""
+    graph = graph_name or ("Hetionet" if schema.name == "hetionet" else "KGX")
+    missing = []
+    if labels:
+        missing.append(f"no {', '.join(labels)} nodes")
+    if rels:
+        shown = ", ".join(rels[:3]) + ("..." if len(rels) > 3 else "")
+        missing.append(f"no {shown} edges: the {agent} agent reads Hetionet metaedges")
+    return f"not applicable to a {graph} graph ({'; '.join(missing)})"
 
 
 @dataclass(frozen=True)
@@ -74,7 +125,8 @@ def _label(entity: ResolvedEntity, from_memory: bool) -> str:
 
 
 def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Sequence[ResolvedEntity] = (),
-          binder_counts: Mapping[str, int] | None = None) -> RoutingDecision:
+          binder_counts: Mapping[str, int] | None = None, *, schema: GraphSchema | None = None,
+          graph_name: str = "") -> RoutingDecision:
     """Decide which agents run (see the module docstring for the rules).
 
     Parameters
@@ -83,20 +135,39 @@ def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Se
     entities : resolved question entities.
     memory_entities : entities carried over from session memory.
     binder_counts : gene node id -> number of compounds binding it (``BINDS_CbG``); genes absent count 0.
+    schema : the graph's schema (default Hetionet v1.0): agents whose metaedges it lacks are skipped.
+    graph_name : the graph's display name for those reasons (``"Monarch KG sample"``).
 
     Returns
     -------
     RoutingDecision
-        One :class:`Route` per agent of :data:`AGENT_ORDER`.
+        One :class:`Route` per agent of :data:`AGENT_ORDER`; on Hetionet the phenotype agent is not listed
+        (the pathway and drug agents cover it).
     """
     binder_counts = binder_counts or {}
+    schema = schema or HETIONET_SCHEMA
 
     def pick(*kinds: str) -> list[tuple[ResolvedEntity, bool]]:
         found = [(e, False) for e in entities if e.kind in kinds]
         return found or [(e, True) for e in memory_entities if e.kind in kinds]
 
     routes = [Route("literature", True, ("always: PPR retrieval over the literature and a cited answer",))]
+    for decided in _hetionet_routes(question, pick, binder_counts):
+        reason = not_applicable(decided.agent, schema, graph_name)  # "" on Hetionet
+        routes.append(Route(decided.agent, False, (reason,)) if reason else decided)
+    if schema.name != "hetionet":
+        reason = not_applicable("phenotype", schema, graph_name)
+        phenotype = [f"{_label(e, m)}: {PHENOTYPE_REASONS[e.kind]}" for e, m in pick(*PHENOTYPE_KINDS)]
+        why = (reason,) if reason else tuple(phenotype) or ("no Gene, Disease or PhenotypicFeature entity",)
+        routes.append(Route("phenotype", bool(phenotype) and not reason, why))
+    routes.append(Route("synthesis", True, ("always: merges what the other agents returned",)))
+    return RoutingDecision(routes)
 
+
+def _hetionet_routes(question: str, pick: Callable[..., list[tuple[ResolvedEntity, bool]]],
+                     binder_counts: Mapping[str, int]) -> list[Route]:
+    """The pathway and drug routes (rules in the module docstring)."""
+    routes: list[Route] = []
     pathway_reasons = [f"{_label(e, m)} is a pathway-level entity" for e, m in pick(*PATHWAY_KINDS)]
     pathway_reasons += [f"{_label(e, m)} is a gene: its pathways and paths" for e, m in pick("Gene")]
     routes.append(Route("pathway", bool(pathway_reasons),
@@ -120,5 +191,4 @@ def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Se
             drug_notes.append(f"{_label(e, m)} is a disease but the question does not ask for compounds")
     routes.append(Route("drug", bool(drug_reasons),
                         tuple(drug_reasons + drug_notes) or ("no Compound, bound Gene or drug-seeking Disease",)))
-    routes.append(Route("synthesis", True, ("always: merges what the other agents returned",)))
-    return RoutingDecision(routes)
+    return routes

@@ -1,7 +1,7 @@
 """Synthesis agent: merges the other agents' findings into one answer, citing only what they returned.
 
 Offline (no LLM) the merge is deterministic: the first findings of each agent in the fixed order
-literature, pathway, drug (up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
+literature, pathway, drug, phenotype (up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
 plus *cross-agent links*: graph entities named in a graph finding that also appear in a top literature
 passage, which is where two independent kinds of evidence agree.
 
@@ -70,10 +70,10 @@ class SynthesisReport:
 
 
 def collect_findings(results: dict[str, Any], limit: int) -> list[AgentFinding]:
-    """Number the agents' claims ``F1..Fn``: round-robin over literature, pathway, drug so every agent is
-    represented, duplicates (same citations) dropped."""
+    """Number the agents' claims ``F1..Fn``: round-robin over literature, pathway, drug, phenotype so every
+    agent is represented, duplicates (same citations) dropped."""
     queues: list[tuple[str, list[Claim]]] = []
-    for agent in ("literature", "pathway", "drug"):
+    for agent in ("literature", "pathway", "drug", "phenotype"):
         result = results.get(agent)
         if result is None:
             continue
@@ -101,7 +101,7 @@ def cross_links(results: dict[str, Any]) -> list[str]:
     if not isinstance(answer, Answer):
         return []
     mentioned = {m.lower() for p in answer.retrieval.passages for m in p.entities}
-    texts = " ".join(c.text.lower() for agent in ("pathway", "drug") if results.get(agent) is not None
+    texts = " ".join(c.text.lower() for agent in ("pathway", "drug", "phenotype") if results.get(agent) is not None
                      for c in results[agent].findings)
     return sorted({name for name in mentioned if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", texts)})
 
@@ -128,7 +128,7 @@ class SynthesisAgent:
     @staticmethod
     def _deterministic(findings: list[AgentFinding], links: list[str]) -> SynthesisReport:
         headings = {"literature": "From the literature", "pathway": "From pathways and graph paths",
-                    "drug": "From compounds and targets"}
+                    "drug": "From compounds and targets", "phenotype": "From diseases and phenotypes"}
         lines: list[str] = []
         for agent, heading in headings.items():
             mine = [f for f in findings if f.agent == agent]

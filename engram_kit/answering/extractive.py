@@ -35,7 +35,7 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
     (r"\b(disease|disorder|condition|indication|treat)", "Disease"),
     (r"\b(tissue|anatom|organ)", "Anatomy"),
     # Biolink kinds (KGX graphs); last, so Hetionet questions resolve exactly as before
-    (r"\b(phenotyp|feature|sign)", "PhenotypicFeature"),
+    (r"\b(phenotyp|clinical (feature|sign))", "PhenotypicFeature"),
 )
 
 __all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "asked_kind",
@@ -133,8 +133,10 @@ class ExtractiveComposer:
         """The graph claims of ``result`` (at most ``max_edges``), each with its edge (see module docstring).
 
         Edges touching a seed are ranked: asked node kind first, then curated indications, then the other
-        endpoint's PPR. Between two seeds one orientation is kept (stored subject -> object). Negated edges
-        appear only if the result's subgraph holds them (``include_negated=True``), worded ``"NOT: ..."``.
+        endpoint's PPR. An edge between two seeds is one claim: Hetionet keeps its established rule (the
+        edge stored with the smaller source id), a KGX graph keeps every directed edge and one per
+        undirected pair. Negated edges appear only if the result's subgraph holds them
+        (``retrieve(..., include_negated=True)``), worded ``"NOT: ..."``.
         """
         if result.subgraph_edges.empty or self.max_edges == 0:
             return []

@@ -1,18 +1,24 @@
 """The evidence desk: investigate one question with bounded read-only Cypher and cite result rows.
 
 Offline (no LLM) the desk finds the question's entities, picks the first matching
-:mod:`~engram_kit.evidence.templates` shape ("Which pathways does TP53 participate in?"), runs its queries
-and turns rows into claims. With an LLM it plans queries itself (the live schema and the resolved
-entities in the prompt), runs them through the same guard, and writes claims citing rows. Either way the
-claims go through the same validator (:mod:`engram_kit.evidence.claims`); with an LLM, withheld claims
-are sent back for at most ``DeskLimits.repair_turns`` (2) repair turns. The result reports the outcome
-and how many claims were withheld.
+:mod:`~engram_kit.evidence.templates` shape ("Which pathways does TP53 participate in?" on Hetionet; "What
+phenotypes does schizencephaly have?" or "Which diseases is HGNC:10848 related to?" on any graph whose schema
+connects those labels), runs its queries and turns rows into claims. Edge-template rows carry each edge's
+predicate, direction (subject/object), knowledge sources, publications, qualifiers and negation, and their
+claims are worded with :func:`~engram_kit.answering.assertions.assertion_text` (``NOT: ...`` for a negated
+assertion, which is only listed when asked for: ``include_negated=True`` or a question mentioning negation).
+
+With an LLM the desk plans queries itself (the live schema and the resolved entities in the prompt), runs
+them through the same guard, and writes claims citing rows. Either way the claims go through the same
+validator (:mod:`engram_kit.evidence.claims`); with an LLM, withheld claims are sent back for at most
+``DeskLimits.repair_turns`` (2) repair turns. The result reports the outcome and how many claims were withheld.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,23 +26,39 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from engram_kit.answering.assertions import assertion_text
 from engram_kit.errors import QueryError
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
 from engram_kit.evidence.runner import DeskLimits, QueryRunner
 from engram_kit.evidence.schema import GraphSchema, inspect_schema
 from engram_kit.evidence.search import EntityMatch, matches_frame, question_entities, search_entities
-from engram_kit.evidence.templates import LIST_LIMIT, TEMPLATES, Template, template_cypher
+from engram_kit.evidence.templates import (
+    EDGE_TEMPLATES,
+    LIST_LIMIT,
+    PATH_LIMIT,
+    TEMPLATES,
+    EdgeQuery,
+    EdgeTemplate,
+    Template,
+    template_cypher,
+)
 from engram_kit.extraction import EntityExtractor
+from engram_kit.kg.schema import HETIONET_SCHEMA
+from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.llm.base import LLM
 from engram_kit.llm.offline import OfflineLLM
 from engram_kit.resolution import EntityResolver
+from engram_kit.retrieval.results import EdgeEvidence
 from engram_kit.store.base import GraphStore
+from engram_kit.store.cypher import statement
 
 log = logging.getLogger(__name__)
 
 #: Mode of an offline run.
 OFFLINE_MODE = "offline-template"
+#: A question asking about negated assertions (then edge templates list them too, flagged).
+NEGATION_QUESTION = re.compile(r"\bnegat|\bnegative\b|\bexcluded\b|\bruled out\b", re.IGNORECASE)
 
 
 # --- structured LLM outputs -----------------------------------------------------------------------------
@@ -75,7 +97,7 @@ class ClaimDraft(BaseModel):
 
 
 PLAN_SYSTEM = (
-    "You investigate a biomedical question against a property graph (Hetionet v1.0 plus a literature layer) "
+    "You investigate a biomedical question against a property graph ({graph} plus a literature layer) "
     "with read-only Cypher in the LadybugDB dialect (Neo4j-like; typed relationship tables; use label(n) "
     "instead of labels(n)). Rules: one MATCH ... RETURN statement per query; never write; start from the node "
     "ids given, as parameters ({{id: $id}}); variable-length patterns need an upper bound of at most 4 hops "
@@ -111,6 +133,8 @@ class DeskResult:
     notes : list of str
     seconds : float
         Wall-clock time of the run.
+    include_negated : bool
+        Whether edge templates listed negated assertions (flagged ``negated = true``, claims ``NOT: ...``).
     """
 
     question: str
@@ -122,6 +146,7 @@ class DeskResult:
     repair_turns: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    include_negated: bool = False
 
     @property
     def claims(self) -> list[DeskClaim]:
@@ -154,7 +179,8 @@ class DeskResult:
     def to_dict(self) -> dict[str, Any]:
         return {"question": self.question, "mode": self.mode, "template": self.template, "outcome": self.outcome,
                 "withheld": self.withheld_count, "repair_turns": self.repair_turns, "notes": self.notes,
-                "seconds": self.seconds, "entities": [e.to_dict() for e in self.entities],
+                "seconds": self.seconds, "include_negated": self.include_negated,
+                "entities": [e.to_dict() for e in self.entities],
                 "artifacts": [a.to_dict() for a in self.artifacts], "validation": self.validation.to_dict()}
 
     def to_markdown(self, *, max_rows: int = 10) -> str:
@@ -189,15 +215,23 @@ class EvidenceDesk:
         Timeouts, caps and budgets.
     min_confidence : float
         Lowest resolver confidence of a question entity, in [0, 1].
+    graph_name : str
+        Display name of the graph for the LLM planner (workspace manifest ``knowledge_graph.name``); default
+        ``"Hetionet v1.0"`` / ``"a Biolink KGX graph"`` from the store's schema.
+    include_negated : bool
+        Default of :meth:`investigate`: edge templates also list negated assertions (flagged). False: only
+        when the question mentions negation.
 
     Examples
     --------
     >>> desk = ws.evidence_desk()                       # doctest: +SKIP
     >>> print(desk.investigate("What does metformin treat?").to_markdown())  # doctest: +SKIP
+    >>> kgx_desk.investigate("What phenotypes does schizencephaly have?").claims_frame()  # doctest: +SKIP
     """
 
     def __init__(self, store: GraphStore, extractor: EntityExtractor, resolver: EntityResolver, nodes: pd.DataFrame,
-                 *, llm: LLM | None = None, limits: DeskLimits | None = None, min_confidence: float = 0.5) -> None:
+                 *, llm: LLM | None = None, limits: DeskLimits | None = None, min_confidence: float = 0.5,
+                 graph_name: str = "", include_negated: bool = False) -> None:
         self.store = store
         self.extractor = extractor
         self.resolver = resolver
@@ -205,26 +239,40 @@ class EvidenceDesk:
         self.llm = llm
         self.limits = limits or DeskLimits()
         self.min_confidence = min_confidence
+        self.graph_name = graph_name
+        self.include_negated = include_negated
         self._schema: GraphSchema | None = None
+
+    @property
+    def graph_schema(self) -> DomainSchema:
+        """The store's domain schema (Hetionet v1.0 when the store names none)."""
+        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
 
     # --- tools --------------------------------------------------------------------------------------------
     def schema(self, *, refresh: bool = False) -> GraphSchema:
         """Labels, relationship types, properties and live counts (cached; ``refresh`` recounts)."""
         if self._schema is None or refresh:
-            self._schema = inspect_schema(self.store)
+            self._schema = inspect_schema(self.store, graph_name=self.graph_name)
         return self._schema
 
     def search(self, text: str, *, limit: int = 5) -> list[EntityMatch]:
-        """Entities by node id or name (see :func:`~engram_kit.evidence.search.search_entities`)."""
-        return search_entities(text, self.resolver, self.nodes, limit=limit)
+        """Entities by node id, CURIE or name (see :func:`~engram_kit.evidence.search.search_entities`)."""
+        return search_entities(text, self.resolver, self.nodes, limit=limit, schema=self.graph_schema)
 
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> Artifact:
         """Run one guarded query outside a run (its own budget) and return its artifact ``q1``."""
         return QueryRunner(self.store, self.limits).run(cypher, parameters, purpose="ad hoc")
 
     # --- a run ----------------------------------------------------------------------------------------------
-    def investigate(self, question: str) -> DeskResult:
+    def investigate(self, question: str, *, include_negated: bool | None = None) -> DeskResult:
         """Answer ``question`` with cited claims (LLM plan if an LLM is set, else an offline template).
+
+        Parameters
+        ----------
+        question : the question.
+        include_negated : edge templates also list negated assertions, flagged ``negated = true`` and worded
+            ``NOT: ...``. None: the desk's default, or True when the question mentions negation
+            (:data:`NEGATION_QUESTION`). Paths never go through a negated edge either way.
 
         Raises
         ------
@@ -236,10 +284,13 @@ class EvidenceDesk:
         if not question or not question.strip():
             raise QueryError("The evidence desk needs a question, e.g. 'Which genes does BACE1 interact with?'.")
         started = time.perf_counter()
+        if include_negated is None:
+            include_negated = self.include_negated or bool(NEGATION_QUESTION.search(question))
         runner = QueryRunner(self.store, self.limits)
-        entities = question_entities(question, self.extractor, self.resolver, min_confidence=self.min_confidence)
+        entities = question_entities(question, self.extractor, self.resolver, min_confidence=self.min_confidence,
+                                     schema=self.graph_schema, nodes=self.nodes)
         if self.llm is None or isinstance(self.llm, OfflineLLM):  # extractive: cannot plan, so templates
-            result = self._offline(question, entities, runner)
+            result = self._offline(question, entities, runner, include_negated)
         else:
             result = self._with_llm(question, entities, runner, self.llm)
         result.artifacts = runner.artifacts
@@ -249,15 +300,19 @@ class EvidenceDesk:
         return result
 
     # --- offline templates ---------------------------------------------------------------------------------
-    def _offline(self, question: str, entities: list[EntityMatch], runner: QueryRunner) -> DeskResult:
-        chosen = pick_template(question, entities)
+    def _offline(self, question: str, entities: list[EntityMatch], runner: QueryRunner,
+                 include_negated: bool = False) -> DeskResult:
+        chosen = pick_template(question, entities, self.graph_schema)
         if chosen is None:
             names = ", ".join(f"{e.name} ({e.label})" for e in entities[:5]) or "none"
+            example = ("'What does metformin treat?'" if self.graph_schema.name == "hetionet"
+                       else "'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'")
             note = (f"No offline template matches this question (entities found: {names}). Offline the desk "
-                    "answers entity + relation questions such as 'What does metformin treat?'; use an LLM for "
-                    "other shapes.")
+                    f"answers entity + relation questions such as {example}; use an LLM for other shapes.")
             return DeskResult(question, OFFLINE_MODE, entities, notes=[note])
         template, entity = chosen
+        if isinstance(template, EdgeTemplate):
+            return self._offline_edges(question, entities, template, entity, runner, include_negated)
         dialect = self.store.dialect
         listing = runner.run(template_cypher(template.name, "list", dialect), {"id": entity.node_id},
                              purpose=f"{template.name}: {template.target_label} related to {entity.name}")
@@ -274,11 +329,53 @@ class EvidenceDesk:
         validation = validate_claims(claims, runner.artifacts)
         return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name, notes=notes)
 
+    def _edge_query(self, runner: QueryRunner, query: EdgeQuery, ids: list[str], include_negated: bool,
+                    limit: int) -> Artifact:
+        """Run one ``entity_edges_*`` registry statement through the guard (its text filled for this schema)."""
+        cypher = statement(query.statement, self.store.dialect, schema=self.graph_schema, **dict(query.identifiers))
+        return runner.run(cypher, {"ids": ids, "include_negated": include_negated, "limit": limit},
+                          purpose=query.purpose)
+
+    def _offline_edges(self, question: str, entities: list[EntityMatch], template: EdgeTemplate, entity: EntityMatch,
+                       runner: QueryRunner, include_negated: bool) -> DeskResult:
+        """An edge template: list the entity's edges (with provenance), or its two-hop paths, and cite rows."""
+        schema = self.graph_schema
+        path = bool(template.via_label)
+        first = [self._edge_query(runner, q, [entity.node_id], include_negated and not path, LIST_LIMIT)
+                 for q in template.queries(schema, entity.label, entity.name)]
+        notes: list[str] = []
+        if include_negated and not path:
+            notes.append("Negated assertions are included: their rows say negated = true and their claims NOT.")
+        if path:
+            via = list(dict.fromkeys(_other_end(row, entity.node_id) for a in first for row in _rows(a)))
+            hops = template.second_hop(schema) if via else []
+            second = [self._edge_query(runner, q, via, False, PATH_LIMIT) for q in hops]  # never through negations
+            claims = path_claims(first, second, entity.node_id)
+            if not claims:
+                notes.append(f"Nothing found: no path {entity.name} -> {template.via_label} -> {template.target_label} "
+                             f"in this graph ({len(via)} {template.via_label} node(s) linked to {entity.name}).")
+            if any(len(a.rows) >= PATH_LIMIT for a in second):
+                notes.append(f"Second hop cut at {PATH_LIMIT} edges per query (LIMIT {PATH_LIMIT}).")
+        else:
+            claims = [edge_claim(a, row_id) for a in first for row_id in a.row_ids]
+            if all(a.status == "ok" and not a.rows for a in first):
+                negation = (" (negated assertions left out; ask with include_negated=True)"
+                            if schema.negation_property and not include_negated else "")
+                notes.append(f"Nothing found: no {template.description or 'edges'} linked to {entity.name} "
+                             f"({entity.node_id}) in this graph{negation}.")
+        if any(len(a.rows) >= LIST_LIMIT for a in first):
+            notes.append(f"Listing the first {LIST_LIMIT} edges per direction (LIMIT {LIST_LIMIT}).")
+        validation = validate_claims(claims, runner.artifacts)
+        return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name, notes=notes,
+                          include_negated=include_negated and not path)
+
     # --- with an LLM ----------------------------------------------------------------------------------------
     def _with_llm(self, question: str, entities: list[EntityMatch], runner: QueryRunner, llm: LLM) -> DeskResult:
+        schema = self.schema()
+        graph = schema.graph_name if schema.graph == "hetionet" else f"{schema.graph_name}, a Biolink KGX graph"
         plan = llm.structured([{"role": "user", "content": self._plan_prompt(question, entities)}], QueryPlan,
-                              system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries,
-                                                        schema=self.schema().describe()),
+                              system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries, graph=graph,
+                                                        schema=schema.describe()),
                               max_tokens=1500)
         for planned in plan.queries[: self.limits.run_queries]:
             runner.run(planned.cypher, {p.name: p.value for p in planned.parameters}, purpose=planned.purpose)
@@ -308,16 +405,77 @@ class EvidenceDesk:
         return f"Query results:\n\n{body}\n\nQuestion: {question}"
 
 
-def pick_template(question: str, entities: list[EntityMatch]) -> tuple[Template, EntityMatch] | None:
-    """The first template (in :data:`TEMPLATES` order) whose cues match and whose source label has an entity;
-    the most confident entity of that label wins."""
+def pick_template(question: str, entities: list[EntityMatch], schema: DomainSchema | None = None
+                  ) -> tuple[Template | EdgeTemplate, EntityMatch] | None:
+    """The first template whose cues match, that applies to ``schema`` (default Hetionet) and whose source
+    label has an entity: :data:`TEMPLATES` (Hetionet metaedges) first, then :data:`EDGE_TEMPLATES`. The most
+    confident entity of a fitting label wins (ties: the first found, so an identifier written in the question
+    wins over a name)."""
+    schema = schema or HETIONET_SCHEMA
     for template in TEMPLATES:
-        if not template.matches(question):
+        if not template.matches(question) or not template.applies_to(schema):
             continue
         fitting = [e for e in entities if e.label == template.source_label]
         if fitting:
             return template, max(fitting, key=lambda e: e.confidence)
+    for edge_template in EDGE_TEMPLATES:
+        if not edge_template.matches(question) or not edge_template.applies_to(schema):
+            continue
+        fitting = [e for e in entities if edge_template.fits(e.label) and e.label in schema.labels]
+        if fitting:
+            return edge_template, max(fitting, key=lambda e: e.confidence)
     return None
+
+
+def _rows(artifact: Artifact) -> list[dict[str, Any]]:
+    return [artifact.row(r) or {} for r in artifact.row_ids]
+
+
+def _other_end(row: dict[str, Any], node_id: str) -> str:
+    """The node at the other end of an edge row from ``node_id``."""
+    return str(row.get("object_id") if row.get("subject_id") == node_id else row.get("subject_id"))
+
+
+def row_edge(row: dict[str, Any]) -> EdgeEvidence:
+    """The assertion of one ``entity_edges_*`` row (subject -> object as stored) with its provenance."""
+    return EdgeEvidence.from_row({**row, "source": row.get("subject_id"), "target": row.get("object_id")})
+
+
+def edge_claim(artifact: Artifact, row_id: str) -> DeskClaim:
+    """One claim for one edge row, worded with its direction, qualifiers and negation
+    (``"SHH (human) has phenotype Cleft palate"``; ``"NOT: ... (negated assertion, ...)"``)."""
+    row = artifact.row(row_id) or {}
+    text = assertion_text(row_edge(row), str(row.get("subject")), str(row.get("object")))
+    return DeskClaim(text, (f"{artifact.id}:{row_id}",))
+
+
+def path_claims(first: list[Artifact], second: list[Artifact], start: str) -> list[DeskClaim]:
+    """One claim per two-hop path ``start -> via -> target``: both assertions, citing both rows, in the
+    order of the first-hop rows (at most :data:`LIST_LIMIT` paths).
+
+    ``first`` holds the edges of ``start`` (one end is ``start``, the other a via node); ``second`` the edges
+    of those via nodes (one end is a via node).
+    """
+    via_nodes = {_other_end(row, start) for a in first for row in _rows(a)}
+    onward: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for artifact in second:
+        for row_id in artifact.row_ids:
+            row = artifact.row(row_id) or {}
+            via = str(row.get("subject_id")) if row.get("subject_id") in via_nodes else str(row.get("object_id"))
+            if _other_end(row, via) != start:  # never back to where the path began
+                onward.setdefault(via, []).append((f"{artifact.id}:{row_id}", row))
+    claims: list[DeskClaim] = []
+    for artifact in first:
+        for row_id in artifact.row_ids:
+            row = artifact.row(row_id) or {}
+            first_text = assertion_text(row_edge(row), str(row.get("subject")), str(row.get("object")))
+            for citation, hop in onward.get(_other_end(row, start), []):
+                second_text = assertion_text(row_edge(hop), str(hop.get("subject")), str(hop.get("object")))
+                claims.append(DeskClaim(f"{first_text}; {second_text}", (f"{artifact.id}:{row_id}", citation)))
+                if len(claims) >= LIST_LIMIT:
+                    return claims
+    return claims
+    return claims
 
 
 def template_claims(template: Template, listing: Artifact, count: Artifact) -> list[DeskClaim]:

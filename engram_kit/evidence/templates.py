@@ -1,13 +1,24 @@
 """Offline question templates of the evidence desk: entity + relation questions answered from the graph.
 
-A template matches a question when one of its cue patterns occurs and an entity of its source label was
-found in the question. It sends two read-only queries through the same guard and artifacts as any other
-query: the related entities (sorted by name, ``LIMIT`` :data:`LIST_LIMIT`) and their total count, and turns
-each row into one claim citing that row. Relation semantics are Hetionet v1.0's metaedges (Himmelstein et
-al., eLife 2017); undirected metaedges are matched in both directions.
+Two families, both sending their queries through the same guard and artifacts as any other query and
+turning each row into one claim that cites it:
 
-The Cypher texts live in :data:`TEMPLATE_CYPHER`, keyed by template name and dialect (the one place the
-desk's own Cypher is written), with only schema identifiers interpolated; values are ``$id`` parameters.
+* **Hetionet templates** (:data:`TEMPLATES`, :class:`Template`): one metaedge each, Hetionet v1.0 semantics
+  (Himmelstein et al., eLife 2017; undirected metaedges matched in both directions). Two queries: the related
+  entities (sorted by name, ``LIMIT`` :data:`LIST_LIMIT`) and their total count. Offered only on a graph that
+  has the metaedge (:meth:`Template.applies_to`), i.e. on Hetionet. Their Cypher lives in
+  :data:`TEMPLATE_CYPHER`, keyed by template name and dialect, with only schema identifiers interpolated.
+* **Edge templates** (:data:`EDGE_TEMPLATES`, :class:`EdgeTemplate`): schema-driven, for any graph: the
+  edges between the question entity and entities of one label (phenotypes of a disease or gene, diseases of
+  a gene, genes of a disease...), every edge of an entity, or the two-hop paths gene -> disease -> phenotype.
+  Which relationship types and directions to query is read from the store's graph schema
+  (:class:`~engram_kit.kg.schema.GraphSchema`), so a template applies wherever its labels are connected.
+  Their rows come from the registry statements ``entity_edges_*`` (:mod:`engram_kit.store.cypher`) and carry
+  what each edge asserts and who says so: ``subject``/``object`` (the stored direction), ``rel_type``, and
+  every edge property (KGX: ``predicate, negated, primary_knowledge_source, aggregator_knowledge_source,
+  publications, qualifiers, ...``; Hetionet: ``sources, pubmed_ids, ...``). Negated assertions are left out
+  unless asked for; then they come back flagged (``negated = true``) and their claims say ``NOT:``. Paths
+  never go through a negated edge.
 """
 
 from __future__ import annotations
@@ -16,10 +27,12 @@ import re
 from dataclasses import dataclass
 
 from engram_kit.errors import QueryError
-from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
+from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
 
 #: Related entities listed per template query (claims cite these rows).
 LIST_LIMIT = 25
+#: Second-hop edges listed by a path template (disease -> phenotype rows for up to LIST_LIMIT diseases).
+PATH_LIMIT = 50
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,10 @@ class Template:
 
     def matches(self, question: str) -> bool:
         return re.search(self.cues, question, re.IGNORECASE) is not None
+
+    def applies_to(self, schema: GraphSchema) -> bool:
+        """True when ``schema`` has this template's metaedge and labels (Hetionet)."""
+        return self.rel_type in schema.rel_types and {self.source_label, self.target_label} <= set(schema.labels)
 
     def pattern(self) -> str:
         """The relationship pattern from ``s`` to ``t``."""
@@ -136,3 +153,130 @@ def template_cypher(name: str, kind: str, dialect: str) -> str:
     except KeyError:
         raise QueryError(f"No desk template Cypher for {name!r}/{kind!r}/{dialect!r}; templates: "
                          f"{', '.join(TEMPLATE_CYPHER)}.") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# Schema-driven edge templates (any graph)
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EdgeQuery:
+    """One registry statement a template sends: its name, schema identifiers and purpose.
+
+    ``statement`` is an ``entity_edges_*`` name of :mod:`engram_kit.store.cypher`; ``identifiers`` fill its
+    ``{label}`` placeholder (the other end's label), if any; the entity ids go in ``$ids``.
+    """
+
+    statement: str
+    identifiers: tuple[tuple[str, str], ...]
+    purpose: str
+
+
+@dataclass(frozen=True)
+class EdgeTemplate:
+    """A question shape answered with edges and their provenance, on any graph schema.
+
+    Attributes
+    ----------
+    name : str
+        Template name (shown as ``DeskResult.template``).
+    cues : str
+        Regular expression (case-insensitive) the question must match.
+    source_labels : tuple of str
+        Labels of the question entity it starts from; ``()`` = any label.
+    target_label : str
+        Label of the related entities; ``""`` = any (every edge of the entity).
+    via_label : str
+        For a path template: the label of the middle node (source -> via -> target); ``""`` otherwise.
+    description : str
+        What the template lists, for notes (``"phenotypes"``).
+    """
+
+    name: str
+    cues: str
+    source_labels: tuple[str, ...]
+    target_label: str
+    via_label: str = ""
+    description: str = ""
+
+    def matches(self, question: str) -> bool:
+        return re.search(self.cues, question, re.IGNORECASE) is not None
+
+    def fits(self, label: str) -> bool:
+        """Whether an entity of ``label`` can start this template."""
+        return not self.source_labels or label in self.source_labels
+
+    def applies_to(self, schema: GraphSchema) -> bool:
+        """True when ``schema`` connects the template's labels (in either direction, and hop by hop for a
+        path); a template with no target label applies to every schema."""
+        labels = set(schema.labels)
+        if self.source_labels and not set(self.source_labels) & labels:
+            return False
+        if not self.target_label:
+            return True
+        if self.via_label:
+            return any(connects(schema, s, self.via_label) for s in self.source_labels) and \
+                connects(schema, self.via_label, self.target_label)
+        return any(connects(schema, s, self.target_label) for s in (self.source_labels or schema.labels))
+
+    def queries(self, schema: GraphSchema, source_label: str, entity_name: str) -> list[EdgeQuery]:
+        """The first-hop listings for an entity of ``source_label``: outgoing edges where the schema has
+        ``source -> target`` pairs, incoming ones where it has ``target -> source`` pairs (a path template's
+        first hop goes to ``via_label``)."""
+        other = self.via_label or self.target_label
+        what = self.via_label or self.description or "entities"
+        if not other:
+            return [EdgeQuery("entity_edges_out", (), f"{self.name}: edges with {entity_name} as subject"),
+                    EdgeQuery("entity_edges_in", (), f"{self.name}: edges with {entity_name} as object")]
+        out = []
+        if has_pair(schema, source_label, other):
+            out.append(EdgeQuery("entity_edges_out_to", (("label", other),),
+                                 f"{self.name}: {what} of {entity_name} ({entity_name} as subject)"))
+        if has_pair(schema, other, source_label):
+            out.append(EdgeQuery("entity_edges_in_from", (("label", other),),
+                                 f"{self.name}: {what} of {entity_name} ({entity_name} as object)"))
+        return out
+
+    def second_hop(self, schema: GraphSchema) -> list[EdgeQuery]:
+        """A path template's second hop (``via -> target`` edges of the first hop's ``via`` nodes)."""
+        if not self.via_label:
+            return []
+        out = []
+        if has_pair(schema, self.via_label, self.target_label):
+            out.append(EdgeQuery("entity_edges_out_to", (("label", self.target_label),),
+                                 f"{self.name}: {self.target_label} of those {self.via_label} nodes"))
+        if has_pair(schema, self.target_label, self.via_label):
+            out.append(EdgeQuery("entity_edges_in_from", (("label", self.target_label),),
+                                 f"{self.name}: {self.target_label} of those {self.via_label} nodes (as subject)"))
+        return out
+
+
+def has_pair(schema: GraphSchema, source_label: str, target_label: str) -> bool:
+    """Whether some relationship type of ``schema`` is stored ``source_label -> target_label``."""
+    return any((source_label, target_label) in spec.pairs for spec in schema.rel_specs)
+
+
+def connects(schema: GraphSchema, a: str, b: str) -> bool:
+    """Whether ``schema`` has an edge between labels ``a`` and ``b`` in either stored direction."""
+    return has_pair(schema, a, b) or has_pair(schema, b, a)
+
+
+_PHENOTYPE_CUES = r"\bphenotyp|\bclinical features?\b|\bsigns?\b|\bsymptoms?\b|\bmanifestations?\b|\bfeatures?\b"
+_DISEASE_CUES = r"\bdiseases?\b|\bdisorders?\b|\bconditions?\b|\bsyndromes?\b"
+#: Edge templates, checked in order after the Hetionet ones (first matching template with a fitting entity
+#: wins). Labels are Biolink categories (a KGX graph's labels); each applies only where the schema connects
+#: them, except ``entity_edges``, which applies everywhere.
+EDGE_TEMPLATES: tuple[EdgeTemplate, ...] = (
+    EdgeTemplate("gene_disease_phenotype_paths", r"\bpaths?\b|\bvia\b|\bthrough\b|\bchains?\b",
+                 ("Gene",), "PhenotypicFeature", "Disease", "phenotypes through diseases"),
+    EdgeTemplate("phenotypes_of", _PHENOTYPE_CUES, ("Disease", "Gene"), "PhenotypicFeature", description="phenotypes"),
+    EdgeTemplate("diseases_with_phenotype", _DISEASE_CUES, ("PhenotypicFeature",), "Disease", description="diseases"),
+    EdgeTemplate("genes_of", r"\bgenes?\b|\bgenetic|\bcaus", ("Disease", "PhenotypicFeature"), "Gene",
+                 description="genes"),
+    EdgeTemplate("diseases_of_gene", _DISEASE_CUES + r"|\bassociat|\bcaus", ("Gene",), "Disease",
+                 description="diseases"),
+    EdgeTemplate("entity_edges",
+                 r"\bedges?\b|\brelations?(hips?)?\b|\bprovenance\b|\bsources?\b|\bevidence\b|\blinked\b"
+                 r"|\bconnect|\bneighbou?rs?\b|\bknown about\b|\bassertions?\b|\bnegated\b|\btell me about\b"
+                 r"|\brelated\b|\bassociat",
+                 (), "", description="edges"),
+)

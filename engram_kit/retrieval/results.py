@@ -362,3 +362,35 @@ class RetrievalResult:
             "fallback": self.fallback, "unresolved": self.unresolved,
             "graph": self.graph, "graph_name": self.graph_name,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RetrievalResult:
+        """Inverse of :meth:`to_dict` (a stored answer's retrieval, e.g. a saved conversation).
+
+        Records written before edges carried their meaning still load: missing path ``edges`` give ``()``,
+        missing edge columns are simply absent, missing ``graph``/``graph_name`` mean Hetionet.
+
+        Raises
+        ------
+        KeyError, TypeError
+            If ``data`` lacks ``question``, ``source``, ``alpha``, ``damping`` or ``subgraph``.
+        """
+        passages = []
+        for p in data.get("passages", []):
+            paths = tuple(
+                EvidencePath(tuple(x["nodes"]), tuple(x["names"]), tuple(x["relations"]), x["mention"],
+                             tuple(EdgeEvidence(**e) for e in x.get("edges", ())))
+                for x in p.get("paths", []))
+            passages.append(PassageHit(**{**p, "entities": tuple(p.get("entities", ())), "paths": paths}))
+        edges = data["subgraph"]["edges"]
+        return cls(
+            question=data["question"], source=data["source"], alpha=data["alpha"], damping=data["damping"],
+            entities=[ResolvedEntity(**e) for e in data.get("entities", [])], passages=passages,
+            subgraph_nodes=pd.DataFrame(data["subgraph"]["nodes"], columns=["id", "name", "kind", "ppr", "is_seed"]),
+            subgraph_edges=pd.DataFrame(edges) if edges else pd.DataFrame(
+                columns=[*_EDGE_KEY_COLUMNS, *EDGE_MEANING_COLUMNS]),
+            hub_mass=data.get("hub_mass", 0.0), ppr_iterations=data.get("ppr_iterations", 0),
+            timings=dict(data.get("timings", {})), fallback=data.get("fallback", ""),
+            unresolved=list(data.get("unresolved", [])), graph=data.get("graph", "hetionet"),
+            graph_name=data.get("graph_name", "Hetionet"),
+        )

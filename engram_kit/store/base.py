@@ -106,8 +106,9 @@ class GraphStore(ABC):
         entity_name, entity_label, confidence, method`` (entity columns empty when unlinked)."""
 
     @abstractmethod
-    def edges_among(self, node_ids: Sequence[str]) -> pd.DataFrame:
-        """Domain edges whose both endpoints are in ``node_ids``. Columns ``source, target, rel_type``."""
+    def edges_among(self, node_ids: Sequence[str], *, include_negated: bool = False) -> pd.DataFrame:
+        """Domain edges whose both endpoints are in ``node_ids``. Columns ``source, target, rel_type`` then the
+        schema's edge properties; negated assertions (KGX) only with ``include_negated``."""
 
     @abstractmethod
     def node_ids_by_label(self) -> dict[str, list[str]]:

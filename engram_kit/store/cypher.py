@@ -493,6 +493,39 @@ EXPLORATION_STATEMENTS: dict[str, dict[str, str]] = {
 }
 STATEMENTS.update(EXPLORATION_STATEMENTS)
 
+_EDGE_ROW = ("s.name AS subject, s.id AS subject_id, label(s) AS subject_label, label(r) AS rel_type, {rel_return}, "
+             "t.name AS object, t.id AS object_id, label(t) AS object_label")
+_EDGE_ROW_NEO4J = (_EDGE_ROW.replace("label(s)", "labels(s)[0]").replace("label(r)", "type(r)")
+                   .replace("label(t)", "labels(t)[0]"))
+#: Negated assertions (KGX ``negated = true``) only when ``$include_negated`` is true; Hetionet has none.
+_EDGE_FILTER = "($include_negated OR {not_negated})"
+
+
+def _edge_statement(pattern: str, anchor: str, order: str) -> dict[str, str]:
+    """Both dialects of one edge listing: ``pattern`` binds ``s -[r]-> t`` (subject -> object as stored)."""
+    where = f" WHERE {anchor}.id IN $ids AND {_EDGE_FILTER} RETURN "
+    tail = f" ORDER BY {order} LIMIT $limit"
+    return {"ladybug": f"MATCH {pattern}{where}{_EDGE_ROW}{tail}",
+            "neo4j": f"MATCH {pattern}{where}{_EDGE_ROW_NEO4J}{tail}"}
+
+
+#: Edges of given entities with what each asserts and who says so (evidence desk templates, phenotype agent):
+#: one row per edge, ``subject, subject_id, subject_label, rel_type``, every rel property of the schema (KGX:
+#: ``edge_id, predicate, negated, ..., primary_knowledge_source, publications, qualifiers, ...``; Hetionet:
+#: ``sources, license, unbiased, pubmed_ids``), then ``object, object_id, object_label``. The stored
+#: direction is kept (subject -> object), so ``_out`` lists edges whose subject is in ``$ids`` and ``_in``
+#: those whose object is; ``{label}`` restricts the other end's label. ``$include_negated`` (bool) adds
+#: negated assertions (their ``negated`` column says so); ``$limit`` caps the rows.
+ENTITY_EDGE_STATEMENTS: dict[str, dict[str, str]] = {
+    "entity_edges_out": _edge_statement("(s)-[r:{domain_rels}]->(t)", "s", "subject_id, rel_type, object, object_id"),
+    "entity_edges_in": _edge_statement("(s)-[r:{domain_rels}]->(t)", "t", "object_id, rel_type, subject, subject_id"),
+    "entity_edges_out_to": _edge_statement("(s)-[r:{domain_rels}]->(t:{label})", "s",
+                                           "subject_id, rel_type, object, object_id"),
+    "entity_edges_in_from": _edge_statement("(s:{label})-[r:{domain_rels}]->(t)", "t",
+                                            "object_id, rel_type, subject, subject_id"),
+}
+STATEMENTS.update(ENTITY_EDGE_STATEMENTS)
+
 
 #: Placeholders :func:`statement` fills from the graph schema itself (never from caller input).
 AUTO_PLACEHOLDERS: tuple[str, ...] = ("domain_rels", "retrieval_rels", "rel_return", "not_negated", "node_set",
@@ -711,6 +744,7 @@ NEO4J_PARAMETERS: dict[str, object] = {
     "rows": [], "ids": [], "article_ids": [], "article_id": "", "id": "", "status": "", "error": "", "source": "",
     "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
     "max_iterations": 100, "node_projection": [], "relationship_projection": {}, "limit": 300,
+    "include_negated": False,
 }
 #: Keys of the maps in list parameters (``$rows``, ``$seeds``): the linter sees ``row.source_id`` as a
 #: property access, so these are declared beside the graph's property keys.

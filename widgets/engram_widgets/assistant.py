@@ -313,7 +313,7 @@ class AgentsPanel:
                         lines.append(f"<span class='engram-scores'>[{_e(record.get('agent', ''))}] {_e(kind)} "
                                      f"{_e(text)}</span>")
                         self.log.value = "<br>".join(lines[-8:])
-                    elif kind in ("pathway", "drug", "synthesis"):
+                    elif kind in ("pathway", "drug", "phenotype", "synthesis"):
                         with self.output:
                             display(Markdown(f"#### {kind.title()} agent\n\n" + _report_markdown(event.report)))
         if self.run_desk.value:

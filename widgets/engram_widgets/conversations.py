@@ -23,7 +23,7 @@ import pandas as pd
 
 from engram_kit.answering import Answer, Citation, Claim
 from engram_kit.errors import DataError
-from engram_kit.retrieval.results import EvidencePath, PassageHit, ResolvedEntity, RetrievalResult
+from engram_kit.retrieval.results import RetrievalResult
 
 #: Sub-folder of a workspace holding conversation files.
 CONVERSATIONS_DIR = "conversations"
@@ -129,19 +129,6 @@ def list_conversations(workspace_path: str | Path) -> pd.DataFrame:
 
 def answer_from_dict(doc: dict[str, Any]) -> Answer:
     """Rebuild an :class:`Answer` from ``Answer.to_dict()`` output (the inverse, for stored answers)."""
-    r = doc["retrieval"]
-    passages = []
-    for p in r.get("passages", []):
-        paths = tuple(EvidencePath(tuple(x["nodes"]), tuple(x["names"]), tuple(x["relations"]), x["mention"])
-                      for x in p.get("paths", []))
-        passages.append(PassageHit(**{**p, "entities": tuple(p.get("entities", ())), "paths": paths}))
-    result = RetrievalResult(
-        question=r["question"], source=r["source"], alpha=r["alpha"], damping=r["damping"],
-        entities=[ResolvedEntity(**e) for e in r.get("entities", [])], passages=passages,
-        subgraph_nodes=pd.DataFrame(r["subgraph"]["nodes"], columns=["id", "name", "kind", "ppr", "is_seed"]),
-        subgraph_edges=pd.DataFrame(r["subgraph"]["edges"], columns=["source", "target", "rel_type"]),
-        hub_mass=r.get("hub_mass", 0.0), ppr_iterations=r.get("ppr_iterations", 0), timings=r.get("timings", {}),
-        fallback=r.get("fallback", ""), unresolved=list(r.get("unresolved", [])),
-    )
+    result = RetrievalResult.from_dict(doc["retrieval"])
     claims = [Claim(c["text"], tuple(Citation(**x) for x in c["citations"])) for c in doc.get("claims", [])]
     return Answer(doc["question"], claims, doc.get("mode", ""), result, list(doc.get("notes", [])))
