@@ -124,10 +124,13 @@ class EntitySearch:
     #: Shortest normalised query that triggers the substring scan (shorter ones match too much).
     MIN_SUBSTRING_CHARS = 3
 
-    def __init__(self, lexicon: Lexicon) -> None:
+    def __init__(self, lexicon: Lexicon, *, human_ids: set[str] | None = None) -> None:
         self.lexicon = lexicon
         self._keys = sorted(lexicon.keys())
         self._identifiers = identifier_index(lexicon.node_names)
+        #: Nodes of a multi-species graph (KGX ``in_taxon`` NCBITaxon:9606) listed before their orthologues with
+        #: the same name; None/empty for Hetionet (human only).
+        self._human = human_ids or set()
 
     def search(self, text: str, *, limit: int = 20, kinds: set[str] | None = None) -> EntitySearchResult:
         """Entities whose name or synonym matches ``text``; one hit per node (its best surface form).
@@ -163,7 +166,8 @@ class EntitySearch:
         def take(keys: list[str], how: str) -> None:
             entries = [e for k in keys for e in self.lexicon.get(k) if kinds is None or e.kind in kinds]
             # shorter surface forms and authoritative sources first (a prefix "bace" -> BACE1 before BACE2-AS)
-            entries.sort(key=lambda e: (rank.get(e.source, len(rank)), len(e.surface), e.surface))
+            entries.sort(key=lambda e: (e.node_id not in self._human if self._human else False,
+                                        rank.get(e.source, len(rank)), len(e.surface), e.surface))
             for e in entries:
                 if len(result.matches) >= limit:
                     return
@@ -291,7 +295,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
     node_id : node id, e.g. ``"Gene::23621"`` (Hetionet) or ``"Gene::HGNC:10848"`` (KGX).
     rel_types : keep only these relationship types (``"INTERACTS_GiG"``, ``"HAS_PHENOTYPE"``) or Biolink
         predicates (``"biolink:has_phenotype"``); None keeps all.
-    limit : most edges read per direction (before the ``rel_types`` filter), >= 1.
+    limit : most edges read per direction (of the wanted ``rel_types``), >= 1.
     name, kind : the centre's name and kind if known (else read from the store).
     graph_name : the graph's display name, kept on the result for labels.
 
@@ -321,7 +325,9 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
     frames, truncated = [], False
     for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
         text = statement(statement_name, store.dialect, schema=schema)
-        frame = store.query(text, {"id": node_id, "limit": int(limit)})
+        # the relationship-type filter runs in the query, so ``limit`` counts only the wanted edges
+        frame = store.query(text, {"id": node_id, "limit": int(limit),
+                                   "rel_types": sorted(wanted) if wanted else list(schema.rel_types)})
         truncated = truncated or len(frame) >= limit
         frame["direction"] = direction
         frames.append(frame)

@@ -41,6 +41,7 @@ from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
 from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
 from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
 from engram_kit.kg.schema import GraphSchema
+from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
@@ -415,7 +416,9 @@ class Workspace:
 
         search = self.__dict__.get("_entity_search")
         if search is None:
-            search = self.__dict__["_entity_search"] = EntitySearch(self.lexicon)
+            taxa = self.nodes["in_taxon"] if "in_taxon" in self.nodes.columns else pd.Series(dtype=object)
+            human = set(self.nodes.loc[taxa.index[taxa == HUMAN_TAXON], "id"]) if len(taxa) else set()
+            search = self.__dict__["_entity_search"] = EntitySearch(self.lexicon, human_ids=human)
         return search.search(text, limit=limit, kinds=kinds)
 
     def neighbourhood(self, node_id: str, *, rel_types: set[str] | list[str] | None = None,
@@ -476,7 +479,12 @@ class Workspace:
 
         return EvidenceDesk(self.store, self.extractor, self.resolver, self.nodes, llm=llm, limits=limits,
                             min_confidence=self.settings.min_link_confidence,
-                            graph_name=self.manifest["knowledge_graph"].get("name", ""))
+                            graph_name=self._graph_display_name())
+
+    def _graph_display_name(self) -> str:
+        """``"<name> <release>"`` of the knowledge graph, e.g. ``"Hetionet v1.0"`` or ``"Monarch KG 2024-09"``."""
+        kg = self.manifest["knowledge_graph"]
+        return f"{kg.get('name', '')} {kg.get('version', '')}".strip()
 
     def run_desk(self, question: str, *, llm=None, limits=None,  # noqa: ANN001, ANN201 - -> DeskResult
                  include_negated: bool = False):

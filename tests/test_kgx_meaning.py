@@ -284,3 +284,14 @@ def test_assertion_wording_and_negation_cues():
     assert edge.arrow("Gene::A") == "-[biolink:has_phenotype]->" and edge.arrow(edge.target).startswith("<-")
     assert all(states_negation(s) for s in ("A does not cause B.", "A doesn't cause B", "No link: NOT: A has B"))
     assert not states_negation("A notably causes B")
+
+
+def test_neighbourhood_limit_counts_only_the_wanted_relationship_types(kgx_workspace):
+    """Bug: the limit was applied before the rel_types filter, so SHH's 111 HAS_PHENOTYPE edges were cut off by
+    its other edges and none came back (only truncated=True). The filter now runs inside the query."""
+    hood = kgx_workspace.neighbourhood("Gene::HGNC:10848", rel_types=["HAS_PHENOTYPE"], limit=50)
+    assert len(hood.edges) == 50 and set(hood.edges["rel_type"]) == {"HAS_PHENOTYPE"} and hood.truncated
+    everything = kgx_workspace.neighbourhood("Gene::HGNC:10848", rel_types=["biolink:has_phenotype"], limit=1000)
+    expected = kgx_workspace.store.query(
+        "MATCH (a:Gene)-[r:HAS_PHENOTYPE]->(b) WHERE a.id = 'Gene::HGNC:10848' RETURN count(r) AS n")["n"].iloc[0]
+    assert len(everything.edges) == expected > 50 and not everything.truncated

@@ -325,3 +325,11 @@ def test_workspace_ontology_lookup_is_checked_against_the_graph_and_quiet_offlin
     out = kgx_workspace.ontology_lookup("holoprosencephaly", base_url=f"http://127.0.0.1:{closed_port}/api",
                                         timeout=2)
     assert out.empty and out.attrs["reason"]
+
+
+def test_search_lists_human_genes_before_orthologues(kgx_workspace):
+    """'SHH' names the human gene and a dozen orthologues in the Monarch sample: the human nodes come first."""
+    hits = kgx_workspace.search_entities("SHH", limit=4).matches
+    taxon = kgx_workspace.nodes.set_index("id")["in_taxon"]
+    assert [taxon[m.node_id] for m in hits[:2]] == ["NCBITaxon:9606", "NCBITaxon:9606"]
+    assert {m.node_id for m in hits[:2]} == {"Gene::NCBIGene:6469", "Gene::HGNC:10848"}

@@ -387,6 +387,10 @@ def inn_usan_entries(synonyms_dir: Path, compound_keys: dict[str, set[str]]) -> 
 SYNONYMS_COLUMN = "synonyms"
 
 
+#: A node name ending in a species in brackets, as Monarch names human genes ("SHH (human)"); group 1 is the bare name.
+SPECIES_SUFFIX = r"^(.+?) \((?:human|homo sapiens)\)$"
+
+
 def node_synonym_entries(nodes: pd.DataFrame) -> list[RawEntry]:
     """The node table's own synonyms: one ``synonym`` entry per ``|``-separated item of :data:`SYNONYMS_COLUMN`.
 
@@ -399,18 +403,24 @@ def node_synonym_entries(nodes: pd.DataFrame) -> list[RawEntry]:
     Returns
     -------
     list of (surface, node_id, kind, source)
-        Source ``synonym``, surfaces stripped, empty items dropped; ``[]`` when the column is absent
-        (Hetionet).
+        Source ``synonym``, surfaces stripped, empty items dropped, plus the bare name of a name such as
+        ``"SHH (human)"`` (:data:`SPECIES_SUFFIX`); ``[]`` when the column is absent (Hetionet).
     """
     if SYNONYMS_COLUMN not in nodes.columns:
         return []
+    # Monarch names the human gene of an orthologue group "SHH (human)": its bare symbol is a synonym of it too.
+    names = nodes["name"] if "name" in nodes.columns else pd.Series("", index=nodes.index)
+    species = names.fillna("").astype(str).str.extract(SPECIES_SUFFIX, expand=False)
+    bare = [(surface, node, kind, "synonym") for surface, node, kind in
+            zip(species.dropna(), nodes.loc[species.notna(), "id"].astype(str),
+                nodes.loc[species.notna(), "kind"].astype(str))]
     frame = nodes[["id", "kind"]].astype(str).assign(surface=nodes[SYNONYMS_COLUMN].fillna("").astype(str))
     frame = frame[frame["surface"] != ""]
     frame = frame.assign(surface=frame["surface"].str.split("|")).explode("surface", ignore_index=True)
     frame["surface"] = frame["surface"].str.strip()
     frame = frame[frame["surface"] != ""]
-    return [(surface, node, kind, "synonym")
-            for surface, node, kind in zip(frame["surface"], frame["id"], frame["kind"])]
+    return bare + [(surface, node, kind, "synonym")
+                   for surface, node, kind in zip(frame["surface"], frame["id"], frame["kind"])]
 
 
 def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:

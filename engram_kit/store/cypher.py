@@ -479,16 +479,16 @@ _NEIGHBOUR_RETURN_NEO4J = _NEIGHBOUR_RETURN.replace("label(r)", "type(r)")
 #: direction. Negated assertions (KGX ``negated = true``) are included: the explorer shows them as negated.
 EXPLORATION_STATEMENTS: dict[str, dict[str, str]] = {
     "neighbours_out": {
-        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id = $id RETURN " + _NEIGHBOUR_RETURN + ", "
-                   "b.name AS neighbour_name, label(b) AS neighbour_label LIMIT $limit",
-        "neo4j": "MATCH (a {id: $id})-[r:{domain_rels}]->(b) RETURN " + _NEIGHBOUR_RETURN_NEO4J + ", "
-                 "b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
+        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE a.id = $id AND label(r) IN $rel_types RETURN "
+                   + _NEIGHBOUR_RETURN + ", b.name AS neighbour_name, label(b) AS neighbour_label LIMIT $limit",
+        "neo4j": "MATCH (a {id: $id})-[r:{domain_rels}]->(b) WHERE type(r) IN $rel_types RETURN "
+                 + _NEIGHBOUR_RETURN_NEO4J + ", b.name AS neighbour_name, labels(b)[0] AS neighbour_label LIMIT $limit",
     },
     "neighbours_in": {
-        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE b.id = $id RETURN " + _NEIGHBOUR_RETURN + ", "
-                   "a.name AS neighbour_name, label(a) AS neighbour_label LIMIT $limit",
-        "neo4j": "MATCH (a)-[r:{domain_rels}]->(b {id: $id}) RETURN " + _NEIGHBOUR_RETURN_NEO4J + ", "
-                 "a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
+        "ladybug": "MATCH (a)-[r:{domain_rels}]->(b) WHERE b.id = $id AND label(r) IN $rel_types RETURN "
+                   + _NEIGHBOUR_RETURN + ", a.name AS neighbour_name, label(a) AS neighbour_label LIMIT $limit",
+        "neo4j": "MATCH (a)-[r:{domain_rels}]->(b {id: $id}) WHERE type(r) IN $rel_types RETURN "
+                 + _NEIGHBOUR_RETURN_NEO4J + ", a.name AS neighbour_name, labels(a)[0] AS neighbour_label LIMIT $limit",
     },
 }
 STATEMENTS.update(EXPLORATION_STATEMENTS)
@@ -740,7 +740,7 @@ def neo4j_index_statements(schema: GraphSchema | None = None) -> list[str]:
 #: Every query parameter a Neo4j statement may use, with an example value (its type is what the linter
 #: checks). A statement using a parameter missing here fails ``tests/test_cypher_lint.py``.
 NEO4J_PARAMETERS: dict[str, object] = {
-    "key": "", "value": "",
+    "key": "", "value": "", "rel_types": [],
     "rows": [], "ids": [], "article_ids": [], "article_id": "", "id": "", "status": "", "error": "", "source": "",
     "graph_name": "engram_retrieval", "seeds": [], "damping_factor": 0.5, "tolerance": 1e-9,
     "max_iterations": 100, "node_projection": [], "relationship_projection": {}, "limit": 300,
