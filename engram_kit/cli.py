@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="load a Biolink KGX graph instead of Hetionet: its edges file (.tsv/.jsonl, .gz ok)")
     p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES",
                    help="the KGX nodes file (without one, endpoints become stub nodes typed from the association)")
+    p.add_argument("--kgx-stub-missing", action="store_true",
+                   help="keep edges whose endpoints are not in the nodes file, as stub nodes (default: skip them)")
     p.add_argument("--kgx-name", default="KGX graph", help="name recorded for the KGX graph (e.g. 'Monarch KG')")
     p.add_argument("--kgx-release", default="", help="release recorded for the KGX graph (e.g. 2024-09-12)")
 
@@ -82,22 +84,32 @@ def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
 
 def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | None
     """The KGX graph named by ``--kgx-edges``/``--kgx-nodes`` (loaded and reported), or None for Hetionet."""
+    from engram_kit.errors import DataError
+
     edges, nodes = getattr(args, "kgx_edges", None), getattr(args, "kgx_nodes", None)
     if edges is None:
         if nodes is not None:
-            from engram_kit.errors import DataError
-
             raise DataError("--kgx-nodes needs --kgx-edges too (the edges file of the same KGX graph).")
         return None
+    if getattr(args, "data", None) is not None:
+        raise DataError("--data (a Hetionet data folder) and --kgx-edges (a KGX graph) exclude each other: a "
+                        "workspace holds one knowledge graph. Drop one of them.")
+    for flag, file in (("--kgx-edges", edges), ("--kgx-nodes", nodes)):
+        if file is not None and file.is_dir():
+            raise DataError(f"{flag} {file} is a folder; give the KGX file inside it (e.g. {file}/edges.tsv).")
     from engram_kit.kg.kgx import load_kgx
 
-    kg = load_kgx(nodes, edges, errors="skip", missing_nodes="error" if nodes is not None else "stub",
-                  name=args.kgx_name, version=args.kgx_release)
+    stub = nodes is None or args.kgx_stub_missing
+    kg = load_kgx(nodes.resolve() if nodes else None, edges.resolve(), errors="skip",
+                  missing_nodes="stub" if stub else "error", name=args.kgx_name, version=args.kgx_release)
     report = kg.report
     print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
           f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
     for row in report.skipped.head(5).itertuples(index=False):
         print(f"  skipped {row.file} line {row.line}: {row.reason}")
+    if report.n_skipped and not stub and report.skipped["reason"].str.contains("not in the nodes file").any():
+        print("  (edges whose endpoints are missing from the nodes file were skipped; --kgx-stub-missing keeps "
+              "them as stub nodes)")
     return kg
 
 

@@ -132,12 +132,20 @@ class Workspace:
         """
         path = Path(path)
         settings = settings or Settings()
+        if path.exists() and not path.is_dir():
+            raise WorkspaceError(f"{path} is a file, not a folder; choose a folder for the workspace (-w DIR).")
+        if graph is not None and (graph.n_nodes == 0 or graph.n_edges == 0):
+            raise DataError(f"The knowledge graph {graph.name!r} has {graph.n_nodes} nodes and {graph.n_edges} edges "
+                            f"after loading ({graph.report.n_skipped} rows skipped); nothing to build a workspace "
+                            "on. Check the load report (report.skipped) and the files.")
         vector_store, vector_server = _vector_store_manifest(path, vectors)
         if (path / MANIFEST).exists() or (path / "graph.lbug").exists():
             if not overwrite:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
                                      "or pass overwrite=True (CLI: --force) to replace it.")
+            _ensure_not_in_use(path)
             shutil.rmtree(path)
+        existed = path.exists()
         started = time.perf_counter()
         if graph is None:
             paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
@@ -148,10 +156,11 @@ class Workspace:
             kg = graph
             files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path)}
             synonyms_dir = None
-        (path / "csr").mkdir(parents=True, exist_ok=True)
-        (path / "cache").mkdir(parents=True, exist_ok=True)
-        store = _new_store(path, backend, neo4j, schema=kg.schema)
+        store = None
         try:
+            (path / "csr").mkdir(parents=True, exist_ok=True)
+            (path / "cache").mkdir(parents=True, exist_ok=True)
+            store = _new_store(path, backend, neo4j, schema=kg.schema)
             store.create_schema()
             store.load_knowledge_graph(kg.nodes, kg.edges, progress=settings.progress)
             asserted = _asserted_edges(kg)
@@ -162,8 +171,9 @@ class Workspace:
             lexicon = Lexicon.build(kg.nodes, synonyms_dir)
             lexicon.save(path / "cache" / "lexicon.pkl")
         except BaseException:
-            store.close()
-            shutil.rmtree(path, ignore_errors=True)
+            if store is not None:
+                store.close()
+            _remove_partial_workspace(path, whole_folder=not existed)
             raise
         emb = embedder or default_embedder()
         manifest = {
@@ -188,6 +198,7 @@ class Workspace:
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
         ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
+        ws.vectors  # create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
         return ws
 
     @classmethod
@@ -637,6 +648,39 @@ def _new_store(path: Path, backend: str, neo4j: Any = None, *,  # noqa: ANN202 -
     from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
 
     return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env(), schema=schema)
+
+
+def _ensure_not_in_use(path: Path) -> None:
+    """Refuse to replace a workspace whose graph database is open, in this process or another (``--force`` must
+    never pull the files from under a notebook that is using them).
+
+    Raises
+    ------
+    WorkspaceLockedError
+        If another process holds the database for writing.
+    WorkspaceError
+        If this process has it open.
+    """
+    from engram_kit.store import ladybug
+
+    database = path / "graph.lbug"
+    if not database.exists():
+        return
+    if str(database.resolve()) in ladybug._DATABASES:
+        raise WorkspaceError(f"{path} is open in this process; close that workspace before replacing it.")
+    LadybugStore(database).close()  # takes the write lock or raises WorkspaceLockedError naming the fix
+
+
+def _remove_partial_workspace(path: Path, *, whole_folder: bool) -> None:
+    """Undo a failed create: the whole folder if create made it, else only what create writes (never a user's
+    other files in a folder that already existed)."""
+    if whole_folder:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    for name in ("csr", "cache", "vectors"):
+        shutil.rmtree(path / name, ignore_errors=True)
+    for file in (MANIFEST, "graph.lbug", "graph.lbug.wal", "graph.lbug.lock"):
+        (path / file).unlink(missing_ok=True)
 
 
 def _graph_provenance(kg: KnowledgeGraph) -> dict[str, Any]:

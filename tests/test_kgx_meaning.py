@@ -295,3 +295,12 @@ def test_neighbourhood_limit_counts_only_the_wanted_relationship_types(kgx_works
     expected = kgx_workspace.store.query(
         "MATCH (a:Gene)-[r:HAS_PHENOTYPE]->(b) WHERE a.id = 'Gene::HGNC:10848' RETURN count(r) AS n")["n"].iloc[0]
     assert len(everything.edges) == expected > 50 and not everything.truncated
+
+
+def test_a_curie_in_the_question_seeds_that_node(kgx_workspace):
+    """Bug (newcomer test): `engram ask "What does HGNC:10848 interact with?"` resolved nothing."""
+    result = kgx_workspace.retrieve("What does HGNC:10848 interact with?")
+    seeds = [(e.node_id, e.method, e.confidence) for e in result.entities]
+    assert ("Gene::HGNC:10848", "identifier", 1.0) in seeds
+    lower = kgx_workspace.retrieve("Which phenotypes does mondo:0010011 have.")
+    assert [e.node_id for e in lower.entities] == ["Disease::MONDO:0010011"]

@@ -115,16 +115,39 @@ def _identifier(text: str, fallback_prefix: str) -> str:
     return name if name[0].isalpha() else fallback_prefix + name
 
 
+#: Names a domain label or relationship type may not take: engram-kit's own literature/metadata tables (a Biolink
+#: ``Article`` category or ``mentions`` predicate would otherwise merge into them) and Cypher's reserved words
+#: (openCypher 9 keywords plus LadybugDB/Neo4j ones seen failing: ``Case``, ``Where``...). Compared case-insensitively.
+RESERVED_NAMES: frozenset[str] = frozenset(name.upper() for name in (
+    "Article", "Section", "Passage", "NounPhrase", "EngramMeta",
+    "HAS_SECTION", "CONTAINS", "MENTIONS", "MAPS_TO", "SAME_AS",
+    "ALL", "AND", "AS", "ASC", "ASCENDING", "BY", "CALL", "CASE", "CONSTRAINT", "CONTAINS", "COPY", "COUNT",
+    "CREATE", "DELETE", "DESC", "DESCENDING", "DETACH", "DISTINCT", "DROP", "ELSE", "END", "ENDS", "EXISTS",
+    "EXPLAIN", "FALSE", "FOR", "FROM", "GROUP", "IN", "INDEX", "IS", "KEY", "LIMIT", "LOAD", "MACRO", "MANDATORY",
+    "MATCH", "MERGE", "NODE", "NOT", "NULL", "OF", "ON", "OPTIONAL", "OR", "ORDER", "PRIMARY", "PROFILE", "REL",
+    "REMOVE", "RETURN", "SET", "SKIP", "STARTS", "TABLE", "THEN", "TO", "TRUE", "UNION", "UNIQUE", "UNWIND",
+    "USE", "WHEN", "WHERE", "WITH", "XOR", "YIELD", "GROUP", "BEGIN", "COMMIT", "ROLLBACK", "TRANSACTION",
+    "ATTACH", "DETACH", "EXPORT", "IMPORT", "DATABASE", "GRAPH", "SHORTEST", "ALL_SHORTEST", "RECURSIVE",
+))
+
+
+def _unreserved(name: str, prefix: str) -> str:
+    """``name``, or ``prefix + name`` when it clashes with :data:`RESERVED_NAMES` (``Case`` -> ``Biolink_Case``)."""
+    return prefix + name if name.upper() in RESERVED_NAMES else name
+
+
 def category_label(category: str) -> str:
     """Graph label of a category CURIE.
 
     ``biolink:PhenotypicFeature`` -> ``PhenotypicFeature``; another vocabulary keeps its prefix
     (``SIO:010004`` -> ``SIO_010004``); characters outside ``[A-Za-z0-9_]`` become ``_`` and a label not
-    starting with a letter gets ``C_`` in front, so the result is always a plain identifier.
+    starting with a letter gets ``C_`` in front, so the result is always a plain identifier; a name in
+    :data:`RESERVED_NAMES` gets ``Biolink_`` in front (``biolink:Case`` -> ``Biolink_Case``,
+    ``biolink:Article`` -> ``Biolink_Article``, apart from engram-kit's own Article table).
     """
     prefix, sep, local = category.partition(":")
     text = local if sep and prefix == BIOLINK_PREFIX else category
-    return _identifier(text, "C_")
+    return _unreserved(_identifier(text, "C_"), "Biolink_")
 
 
 def predicate_rel_type(predicate: str) -> str:
@@ -132,11 +155,12 @@ def predicate_rel_type(predicate: str) -> str:
 
     ``biolink:has_phenotype`` -> ``HAS_PHENOTYPE``; camel case is split (``biolink:hasPhenotype`` ->
     ``HAS_PHENOTYPE``); another vocabulary keeps its prefix (``RO:0002434`` -> ``RO_0002434``); characters
-    outside ``[A-Za-z0-9_]`` become ``_`` and a name not starting with a letter gets ``R_`` in front.
+    outside ``[A-Za-z0-9_]`` become ``_`` and a name not starting with a letter gets ``R_`` in front; a name
+    in :data:`RESERVED_NAMES` gets ``BIOLINK_`` in front (``biolink:mentions`` -> ``BIOLINK_MENTIONS``).
     """
     prefix, sep, local = predicate.partition(":")
     text = local if sep and prefix == BIOLINK_PREFIX else predicate
-    return _identifier(_CAMEL_BOUNDARY.sub("_", text), "R_").upper()
+    return _unreserved(_identifier(_CAMEL_BOUNDARY.sub("_", text), "R_").upper(), "BIOLINK_")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -156,6 +156,9 @@ def split_node_id(node_id: str) -> tuple[str, str]:
 # Graph schema: what a workspace's domain layer holds (Hetionet's fixed one, or one derived from KGX data)
 # ------------------------------------------------------------------------------------------------
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+#: Tables of the literature layer and the metadata table: no domain label or relationship type may reuse them.
+_ENGRAM_TABLES = frozenset({"Article", "Section", "Passage", "NounPhrase", "EngramMeta", "HAS_SECTION", "CONTAINS",
+                            "MENTIONS", "MAPS_TO", "SAME_AS"})
 
 #: Properties of every Hetionet domain node table: name -> LadybugDB type (``id`` is the primary key).
 HETIONET_NODE_PROPERTIES: dict[str, str] = {"id": "STRING", "name": "STRING", "identifier": "STRING"}
@@ -229,6 +232,10 @@ class GraphSchema:
         if bad:
             raise DataError(f"Graph schema {self.name!r} has names that are not plain identifiers: {bad[:5]}; "
                             "labels, relationship types and properties must match [A-Za-z][A-Za-z0-9_]*.")
+        clash = sorted(set(self.labels + self.rel_types) & _ENGRAM_TABLES)
+        if clash:
+            raise DataError(f"Graph schema {self.name!r} uses engram-kit's own table names {clash}; rename them "
+                            "(the KGX loader prefixes such names with Biolink_).")
         if self.negation_property and self.rel_properties.get(self.negation_property) != "BOOLEAN":
             raise DataError(f"Negation property {self.negation_property!r} must be a BOOLEAN rel property.")
 
