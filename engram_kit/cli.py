@@ -599,8 +599,11 @@ def cmd_map(args: argparse.Namespace) -> int:
         print("\nCommunities:")
         print(structure.communities.head(10).to_string(index=False))
         new = links[links["kg_status"] == "new in literature"]
-        print(f"\n{len(links)} edges: {int((links['kg_status'] == 'curated').sum())} curated in Hetionet, "
-              f"{len(new)} new in the literature")
+        status = links["kg_status"].value_counts()
+        graph_name = ws.manifest["knowledge_graph"].get("name", "the knowledge graph")
+        others = ", ".join(f"{n} {s}" for s, n in status.items() if s not in ("curated", "new in literature"))
+        print(f"\n{len(links)} edges: {int(status.get('curated', 0))} curated in {graph_name}, "
+              f"{len(new)} new in the literature" + (f", {others}" if others else ""))
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
             structure.nodes.to_csv(args.out / "nodes.csv", index=False)

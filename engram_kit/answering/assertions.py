@@ -96,7 +96,9 @@ def qualifier_phrase(edge: EdgeEvidence, names: Mapping[str, str] | None = None)
     parts = []
     for key, value in edge.qualifier_map.items():
         kind = key[: -len(_QUALIFIER_SUFFIX)] if key.endswith(_QUALIFIER_SUFFIX) else key
-        parts.append(f"{kind.replace('_', ' ')} {', '.join(_named(v, names) for v in _values(value))}")
+        values = ", ".join(_named(v, names) for v in _values(value))
+        # KGX's generic ``qualifiers`` column holds bare CURIEs: "(qualifiers: FYECO:...)", not "qualifiers qualifiers"
+        parts.append(values if kind == "qualifiers" else f"{kind.replace('_', ' ')} {values}")
     return "; ".join(parts)
 
 
