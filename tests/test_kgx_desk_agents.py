@@ -249,3 +249,25 @@ def test_agents_leave_negated_edges_out_unless_asked(negated_workspace):
     assert SEMILOBAR not in set(asked.phenotype.paths["disease_id"])
     graph = GraphQueries(negated_workspace.store, negated_workspace.knowledge_graph())
     assert graph.shortest_path(SHH, SEMILOBAR, max_hops=4) is None  # its only edge is negated: unreachable
+
+
+def test_desk_tries_the_other_reading_of_an_ambiguous_name(tmp_path):
+    """Newcomer bug: 'holoprosencephaly' is both HP:0001360 (a phenotype) and MONDO:0016296 (a disease). With the
+    one SHH has_phenotype HP:0001360 edge negated (a test construct), the desk took the phenotype, found nothing and
+    said 'Nothing found' although SHH contributes_to the disease."""
+    from pathlib import Path
+
+    from engram_kit.kg.kgx import load_kgx
+    from engram_kit.workspace import Workspace
+
+    kgx = Path(__file__).parents[1] / "data" / "kgx"
+    kg = load_kgx(kgx / "graph_nodes.tsv", kgx / "graph_edges.tsv", progress=False, name="Monarch KG sample")
+    edges = kg.edges.copy()
+    hit = (edges["source"] == "Gene::HGNC:10848") & (edges["target"] == "PhenotypicFeature::HP:0001360")
+    assert hit.sum() == 1
+    edges.loc[hit, "negated"] = True
+    with Workspace.create(tmp_path / "ws", graph=type(kg)(kg.nodes, edges, kg.report, kg.name, kg.version,
+                                                          kg.schema)) as ws:
+        result = ws.run_desk("Which genes contribute to holoprosencephaly?")
+    assert [c.text for c in result.claims] == ["SHH (human) contributes to holoprosencephaly"]
+    assert "other reading" in result.notes[0] and "MONDO:0016296" in result.notes[0]
