@@ -39,7 +39,7 @@ import pandas as pd
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import DrugEvent, StatusEvent
 from engram_kit.agents.graph import GraphPath, edge_citation
-from engram_kit.agents.routing import not_applicable
+from engram_kit.agents.routing import report_not_applicable
 from engram_kit.answering import Citation, Claim
 from engram_kit.retrieval.ppr import personalized_pagerank
 from engram_kit.store.csr import CSRGraph
@@ -161,12 +161,9 @@ class DrugAgent:
     name = "drug"
 
     def run(self, context: AgentContext, emit: Emit) -> DrugReport:
-        reason = not_applicable(self.name, context.graph.schema, context.graph.graph_name)
-        if reason:  # no Hetionet compound metaedges: say so instead of querying tables that do not exist
-            emit(StatusEvent(self.name, reason))
-            report = DrugReport(notes=[reason])
-            emit(DrugEvent(self.name, report))
-            return report
+        skipped = report_not_applicable(self.name, context, emit, DrugReport, DrugEvent)
+        if skipped is not None:  # no Hetionet compound metaedges: say so instead of querying tables that do not exist
+            return skipped
         emit(StatusEvent(self.name, "targets, binders and repurposing candidates"))
         report = DrugReport()
         compounds = context.of_kind("Compound")

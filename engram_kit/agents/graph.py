@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engram_kit.answering import Citation
+from engram_kit.answering import Citation, Claim
 from engram_kit.answering.assertions import edge_label
 from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
@@ -392,3 +392,24 @@ def _json_value(value: Any) -> Any:
 def _json_params(parameters: dict[str, Any]) -> dict[str, Any]:
     return {k: ([_json_value(x) for x in v] if isinstance(v, (list, tuple)) else _json_value(v))
             for k, v in parameters.items()}
+
+
+def shortest_path_findings(graph: Any, node_ids: Sequence[str], *, max_pairs: int,
+                           max_hops: int) -> tuple[list[GraphPath], list[Claim]]:
+    """Shortest knowledge-graph paths between the first ``max_pairs`` pairs of ``node_ids`` (duplicates dropped,
+    at most ``max_hops`` hops, negated assertions never walked), each with a cited finding.
+
+    Returns
+    -------
+    (paths, claims) : the paths found and one ``"Shortest path (n hops): ..."`` claim per path.
+    """
+    from itertools import combinations
+
+    paths, claims = [], []
+    for a, b in list(combinations(list(dict.fromkeys(node_ids)), 2))[:max_pairs]:
+        path = graph.shortest_path(a, b, max_hops)
+        if path is not None:
+            paths.append(path)
+            claims.append(Claim(f"Shortest path ({path.hops} hop{'s' if path.hops > 1 else ''}): {path.describe()}",
+                                path.citations()))
+    return paths, claims

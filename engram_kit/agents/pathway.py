@@ -24,8 +24,8 @@ import pandas as pd
 
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import PathwayEvent, StatusEvent
-from engram_kit.agents.graph import GraphPath, edge_citation
-from engram_kit.agents.routing import not_applicable
+from engram_kit.agents.graph import GraphPath, edge_citation, shortest_path_findings
+from engram_kit.agents.routing import report_not_applicable
 from engram_kit.answering import Citation, Claim
 
 #: Hetionet kind -> (graph label, membership relationship type from Gene).
@@ -101,12 +101,9 @@ class PathwayAgent:
     name = "pathway"
 
     def run(self, context: AgentContext, emit: Emit) -> PathwayReport:
-        reason = not_applicable(self.name, context.graph.schema, context.graph.graph_name)
-        if reason:  # no Hetionet membership metaedges: say so instead of querying tables that do not exist
-            emit(StatusEvent(self.name, reason))
-            report = PathwayReport(notes=[reason])
-            emit(PathwayEvent(self.name, report))
-            return report
+        skipped = report_not_applicable(self.name, context, emit, PathwayReport, PathwayEvent)
+        if skipped is not None:  # no Hetionet membership metaedges: say so instead of querying tables that do not exist
+            return skipped
         emit(StatusEvent(self.name, "pathways, members and paths"))
         opts = context.options
         report = PathwayReport()
@@ -147,13 +144,10 @@ class PathwayAgent:
             report.ranked = self._rank(context, report.genes, {g.node_id: g.name for g in genes}, disease_genes)
             report.findings += self._ranked_claims(report.ranked, diseases[0].name if diseases else "", opts.max_items)
 
-        pairs = list(combinations([e.node_id for e in context.entities], 2))[: opts.max_path_pairs]
-        for a, b in pairs:
-            path = context.graph.shortest_path(a, b, opts.max_path_hops)
-            if path is not None:
-                report.paths.append(path)
-                report.findings.append(Claim(f"Shortest path ({path.hops} hop{'s' if path.hops > 1 else ''}): "
-                                             f"{path.describe()}", path.citations()))
+        paths, claims = shortest_path_findings(context.graph, [e.node_id for e in context.entities],
+                                               max_pairs=opts.max_path_pairs, max_hops=opts.max_path_hops)
+        report.paths += paths
+        report.findings += claims
         emit(PathwayEvent(self.name, report))
         return report
 

@@ -25,14 +25,13 @@ out unless ``AgentOptions.include_negated``; paths never go through them.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from itertools import combinations
 from typing import Any
 
 import pandas as pd
 
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import PhenotypeEvent, StatusEvent
-from engram_kit.agents.graph import EDGE_COLUMNS, GraphPath, evidence_citation
+from engram_kit.agents.graph import EDGE_COLUMNS, GraphPath, evidence_citation, shortest_path_findings
 from engram_kit.agents.routing import PHENOTYPE_KINDS, not_applicable
 from engram_kit.answering import Claim
 from engram_kit.answering.assertions import assertion_text, predicate_phrase, qualifier_phrase
@@ -175,13 +174,10 @@ class PhenotypeAgent:
         if genes and {"Disease", "PhenotypicFeature"} <= labels:
             self._paths(context, report, genes, entities)
 
-        pairs = list(combinations(list(dict.fromkeys(e.node_id for e in context.entities)), 2))[: opts.max_path_pairs]
-        for a, b in pairs:
-            path = graph.shortest_path(a, b, opts.max_path_hops)
-            if path is not None:
-                report.shortest.append(path)
-                report.findings.append(Claim(f"Shortest path ({path.hops} hop{'s' if path.hops > 1 else ''}): "
-                                             f"{path.describe()}", path.citations()))
+        paths, claims = shortest_path_findings(graph, [e.node_id for e in context.entities],
+                                               max_pairs=opts.max_path_pairs, max_hops=opts.max_path_hops)
+        report.shortest += paths
+        report.findings += claims
         emit(PhenotypeEvent(self.name, report))
         return report
 

@@ -81,6 +81,21 @@ def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: st
     return f"not applicable to a {graph} graph ({'; '.join(missing)})"
 
 
+def report_not_applicable(agent: str, context: Any, emit: Callable[[Any], None], report_type: type,
+                          event_type: type) -> Any:
+    """If ``agent`` cannot run on the context's graph (:func:`not_applicable`), emit the reason and an empty report
+    carrying it as a note, and return that report; else None (the agent goes on)."""
+    reason = not_applicable(agent, context.graph.schema, context.graph.graph_name)
+    if not reason:
+        return None
+    from engram_kit.agents.events import StatusEvent
+
+    emit(StatusEvent(agent, reason))
+    report = report_type(notes=[reason])
+    emit(event_type(agent, report))
+    return report
+
+
 @dataclass(frozen=True)
 class Route:
     """One agent's routing decision: whether it runs and the reasons (entity and rule)."""
