@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -181,9 +182,8 @@ class LongTermMemory:
                             "with an empty long-term memory.") from exc
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"entities": self.entities, "findings": self.findings}, indent=2, sort_keys=True))
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps({"entities": self.entities, "findings": self.findings}, indent=2,
+                                           sort_keys=True))
 
     def keep_entity(self, node_id: str, name: str, kind: str, reason: str = "kept") -> None:
         self.entities[node_id] = {"name": name, "kind": kind, "reason": reason, "saved": _now()}

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit import __version__
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
 from engram_kit.datasets import DataPaths, resolve_data_paths
@@ -627,9 +628,7 @@ class Workspace:
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
     """Write atomically (temp file + rename) so a crash never leaves half a manifest."""
-    tmp = path / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    tmp.replace(path / MANIFEST)
+    write_atomic(path / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
 
 
 # --- backend selection (embedded LadybugDB or Neo4j) ----------------------------------------------------------

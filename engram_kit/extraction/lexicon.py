@@ -81,6 +81,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit.errors import DataError
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.extraction.variants import number_variants, spelling_variants
@@ -720,11 +721,7 @@ class Lexicon:
         rows = [(key, e.surface, e.node_id, e.kind, e.source) for key, e in self.entries()]
         payload = {"format": _FORMAT_NAME, "version": FORMAT_VERSION, "entries": rows,
                    "node_names": self.node_names, "info": self.info, "vocabulary": self.vocabulary}
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as handle:
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
-        return path
+        return write_atomic(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
     @classmethod
     def load(cls, path: Path | str) -> Lexicon:

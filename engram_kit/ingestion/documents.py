@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit.embeddings import Embedder
 from engram_kit.errors import DataError, EngramError, IngestionError, UnknownFileTypeError
 from engram_kit.extraction import EntityExtractor
@@ -174,12 +175,7 @@ class ObjectStore:
 
     def put(self, key: str, data: bytes) -> Path:
         """Store ``data`` under ``key`` (replacing it); returns the local path."""
-        target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)
-        return target
+        return write_atomic(self.path(key), data)
 
     def get(self, key: str) -> bytes:
         """The bytes of ``key``.

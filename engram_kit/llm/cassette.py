@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engram_kit.files import write_atomic
 from engram_kit.errors import LLMError
 from engram_kit.llm.base import LLM, LLMResponse, LLMUsage, ModelT
 
@@ -98,11 +99,7 @@ class Cassette:
         self.exchanges = dict(data.get("exchanges", {}))
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = self.to_dict()
-        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps(self.to_dict(), indent=1, sort_keys=True, ensure_ascii=False))
 
     def __len__(self) -> int:
         return len(self.exchanges)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit import __version__
 from engram_kit.errors import DataError
 
@@ -139,12 +140,7 @@ class RunBundle:
 
     def save(self, path: str | Path) -> Path:
         """Write the bundle as JSON (atomic rename); returns the path."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_atomic(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> RunBundle:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from engram_kit.files import write_atomic
 from engram_kit.answering import Answer, Citation, Claim
 from engram_kit.errors import DataError
 from engram_kit.retrieval.results import RetrievalResult
@@ -78,13 +79,8 @@ class Conversation:
 
     def save(self, workspace_path: str | Path) -> Path:
         """Write (atomically) to ``<workspace>/conversations/<id>.json``; returns the file path."""
-        folder = Path(workspace_path) / CONVERSATIONS_DIR
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.id}.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1, default=str))
-        tmp.replace(path)
-        return path
+        return write_atomic(Path(workspace_path) / CONVERSATIONS_DIR / f"{self.id}.json",
+                            json.dumps(self.to_dict(), indent=1, default=str))
 
     @classmethod
     def load(cls, path: str | Path) -> Conversation:
