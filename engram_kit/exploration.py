@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ import pandas as pd
 from engram_kit.errors import DataError, QueryError
 from engram_kit.exports import kind_color
 from engram_kit.extraction.lexicon import SOURCES, Lexicon
+from engram_kit.resolution.identifiers import identifier_index
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.answering.assertions import assertion_text
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
@@ -77,32 +77,6 @@ class EntitySearchResult:
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([m.__dict__ for m in self.matches],
                             columns=["node_id", "name", "kind", "surface", "source", "match"])
-
-
-def identifier_index(node_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Case-folded identifier or node id -> node ids, for look-up by CURIE.
-
-    Parameters
-    ----------
-    node_ids : graph node ids ``"<kind>::<identifier>"``: Hetionet ``"Gene::7157"``,
-        ``"Disease::DOID:1612"``; KGX ``"Gene::HGNC:10848"`` (the identifier is the CURIE).
-
-    Returns
-    -------
-    dict of str to tuple of str
-        Keys are the whole node id and the identifier after ``::``, both case-folded (so ``hgnc:10848``
-        finds ``HGNC:10848``; no two identifiers of Hetionet or of a Biolink graph differ only in case).
-        A bare identifier without a namespace prefix (Hetionet's Entrez ``"7157"``, MeSH ``"D000006"``) is
-        kept only when exactly one node has it: a number alone is too weak a clue to offer several nodes.
-    """
-    index: dict[str, list[str]] = {}
-    for node_id in node_ids:
-        index.setdefault(node_id.casefold(), []).append(node_id)
-        identifier = node_id.partition("::")[2]
-        if identifier:
-            index.setdefault(identifier.casefold(), []).append(node_id)
-    return {key: tuple(dict.fromkeys(ids)) for key, ids in index.items()
-            if len(set(ids)) == 1 or ":" in key}
 
 
 class EntitySearch:

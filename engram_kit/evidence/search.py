@@ -12,12 +12,12 @@ the store's graph schema (``PhenotypicFeature`` on a KGX graph, Hetionet's kinds
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
 
+from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.errors import DataError, QueryError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
@@ -25,7 +25,7 @@ from engram_kit.resolution import EntityResolver
 
 #: A node id (``Gene::HGNC:10848``) or a prefixed identifier (``HGNC:10848``, ``REACT:R-HSA-5358346``,
 #: ``DOID:10652``) inside a question. Case-insensitive look-up; a token that is no node's id is ignored.
-_IDENTIFIER_TOKEN = re.compile(r"(?<![\w:])[A-Za-z][\w.-]*::?[\w.:-]*\w")
+_IDENTIFIER_TOKEN = IDENTIFIER_IN_TEXT
 
 
 def graph_label(kind: str, schema: GraphSchema | None = None) -> str:

@@ -63,6 +63,7 @@ from engram_kit.errors import DataError
 from engram_kit.extraction.lexicon import Lexicon, validate_nodes
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
+from engram_kit.resolution.identifiers import identifier_index
 from engram_kit.resolution.tfidf import CharNgramIndex
 
 log = logging.getLogger(__name__)
@@ -197,10 +198,22 @@ class EntityResolver:
         self._is_human: dict[str, bool] = ({} if taxa is None else
                                            {i: t == HUMAN_TAXON for i, t in zip(nodes["id"], taxa) if t})
         self._index: CharNgramIndex | None = None
+        self._identifiers: dict[str, tuple[str, ...]] | None = None
         self._name_vectors: dict[str, np.ndarray] = {}
         self._context_cache: tuple[str, np.ndarray] | None = None
 
     # ------------------------------------------------------------------------------------------ public
+    def node(self, node_id: str) -> tuple[str, str] | None:
+        """``(name, kind)`` of a node this resolver returns, or None."""
+        return self._nodes.get(node_id)
+
+    def by_identifier(self, token: str) -> tuple[str, ...]:
+        """Node ids whose CURIE or id is ``token`` (case-insensitive; see
+        :func:`~engram_kit.resolution.identifiers.identifier_index`); empty when none."""
+        if self._identifiers is None:
+            self._identifiers = identifier_index(self._nodes)
+        return self._identifiers.get(token.casefold(), ())
+
     @property
     def tfidf_index(self) -> CharNgramIndex:
         """The character 3-gram index over lexicon keys, built on first use (a few seconds) and cached."""

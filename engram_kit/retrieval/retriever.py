@@ -26,7 +26,6 @@ When no entity resolves, retrieval falls back to semantic ranking alone and says
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING
 import time
 from collections.abc import Callable, Mapping
@@ -39,6 +38,7 @@ from engram_kit.embeddings import Embedder
 from engram_kit.errors import QueryError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.resolution import EntityResolver
+from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
@@ -67,8 +67,6 @@ MAX_QUESTION_CHARS = 2_000
 #: alias) seeds PPR. Higher than ``Settings.min_link_confidence`` because one wrong seed steers the whole
 #: walk: "cancer" would otherwise seed "bone cancer" (TF-IDF 0.61) in "What is the role of TP53 in cancer?".
 FUZZY_SEED_CONFIDENCE = 0.7
-#: A CURIE in free text: ``HGNC:10848``, ``MONDO:0010011``, ``DOID:1612`` (a trailing ``.`` or ``-`` is prose).
-CURIE_IN_TEXT = re.compile(r"(?<![\w:])[A-Za-z][A-Za-z0-9_.]*:[A-Za-z0-9_][A-Za-z0-9_.\-]*(?<![.\-])")
 #: Resolution methods that are fuzzy (see :mod:`engram_kit.resolution`).
 FUZZY_METHODS = frozenset({"tfidf", "embedding"})
 #: Highest-PPR nodes of each kind always kept in the result subgraph (beside the overall top nodes).
@@ -152,7 +150,6 @@ class Retriever:
         self.settings = settings
         self.ppr_engine: PPREngine = ppr_engine or CSRPPREngine()
         self.graph_name = graph_name or default_graph_name(self.schema)
-        self._identifier_index: dict[str, tuple[str, ...]] | None = None
 
     @property
     def schema(self) -> GraphSchema:
@@ -169,10 +166,10 @@ class Retriever:
         best: dict[str, tuple[float, ResolvedEntity]] = {}
         unresolved: list[str] = []
         # A CURIE or node id typed in the question ("HGNC:10848", "DOID:1612") names exactly that node.
-        for match in CURIE_IN_TEXT.finditer(question):
-            for node_id in self._identifiers().get(match.group(0).casefold(), ()):
+        for match in IDENTIFIER_IN_TEXT.finditer(question):
+            for node_id in self.resolver.by_identifier(match.group(0)):
                 if index.index_of(node_id) is not None:
-                    name, kind = self.resolver._nodes.get(node_id, (node_id, ""))
+                    name, kind = self.resolver.node(node_id) or (node_id, "")
                     best[node_id] = (1.0, ResolvedEntity(match.group(0), match.start(), match.end(), node_id, name,
                                                          kind, 1.0, "identifier", 0.0))
         for mention in self.extractor.extract(question):
@@ -197,14 +194,6 @@ class Retriever:
         ]
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
-
-    def _identifiers(self) -> dict[str, tuple[str, ...]]:
-        """Case-folded CURIE / node id -> node ids (built once per retriever)."""
-        if self._identifier_index is None:
-            from engram_kit.exploration import identifier_index  # exploration imports retrieval: import here
-
-            self._identifier_index = identifier_index(self.resolver._nodes)
-        return self._identifier_index
 
     def _seed_threshold(self, method: str) -> float:
         """Confidence a candidate needs to become a seed: stricter for fuzzy methods."""
