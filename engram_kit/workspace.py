@@ -660,12 +660,12 @@ def _ensure_not_in_use(path: Path) -> None:
     WorkspaceError
         If this process has it open.
     """
-    from engram_kit.store import ladybug
+    from engram_kit.store.ladybug import open_in_this_process
 
     database = path / "graph.lbug"
     if not database.exists():
         return
-    if str(database.resolve()) in ladybug._DATABASES:
+    if open_in_this_process(database):
         raise WorkspaceError(f"{path} is open in this process; close that workspace before replacing it.")
     LadybugStore(database).close()  # takes the write lock or raises WorkspaceLockedError naming the fix
 

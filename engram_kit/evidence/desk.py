@@ -315,15 +315,14 @@ class EvidenceDesk:
             result = self._offline_edges(question, entities, template, entity, runner, include_negated)
             # A name with two readings that both fit ("holoprosencephaly": an HP phenotype and a MONDO disease):
             # when the chosen one has nothing, answer for the next reading of the same mention and say so.
-            for other in (e for e in entities if e.mention == entity.mention and e.node_id != entity.node_id
-                          and template.fits(e.label) and e.label in self.graph_schema.labels):
-                if result.claims:
-                    break
+            others = [e for e in entities if e.mention == entity.mention and e.node_id != entity.node_id
+                      and template.fits(e.label) and e.label in self.graph_schema.labels] if not result.claims else []
+            for other in others:
                 retry = self._offline_edges(question, entities, template, other, runner, include_negated)
                 if retry.claims:
                     retry.notes.insert(0, f"{entity.name} ({entity.node_id}) has no such edges; answered for the "
                                           f"other reading of '{entity.mention}': {other.name} ({other.node_id}).")
-                    result = retry
+                    return retry
             return result
         dialect = self.store.dialect
         listing = runner.run(template_cypher(template.name, "list", dialect), {"id": entity.node_id},

@@ -140,6 +140,12 @@ def _acquire_database(path: Path, *, read_only: bool, buffer_pool_size: int) -> 
         return database
 
 
+def open_in_this_process(path: Path) -> bool:
+    """Whether this process has the database file ``path`` open (through any store)."""
+    with _DATABASES_LOCK:
+        return str(Path(path).resolve()) in _DATABASES
+
+
 def _release_database(path: Path) -> None:
     """Drop one user of the shared database of ``path``; close it (and its lock) after the last one."""
     key = str(path.resolve())
