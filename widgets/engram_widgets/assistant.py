@@ -26,6 +26,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from engram_kit.agents.registry import spec_for_event
 from engram_kit.answering import Answer
 from engram_kit.errors import EngramError
 from engram_kit.exports import AnswerGraph, export_answer, kind_color
@@ -313,9 +314,12 @@ class AgentsPanel:
                         lines.append(f"<span class='engram-scores'>[{_e(record.get('agent', ''))}] {_e(kind)} "
                                      f"{_e(text)}</span>")
                         self.log.value = "<br>".join(lines[-8:])
-                    elif kind in ("pathway", "drug", "phenotype", "synthesis"):
+                    elif kind == "synthesis":
                         with self.output:
-                            display(Markdown(f"#### {kind.title()} agent\n\n" + _report_markdown(event.report)))
+                            display(Markdown("#### Synthesis agent\n\n" + _report_markdown(event.report)))
+                    elif (spec := spec_for_event(kind)) is not None and kind != "done":  # registered agents' reports
+                        with self.output:
+                            display(Markdown(f"#### {kind.title()} agent\n\n" + spec.render(event.report)))
         if self.run_desk.value:
             desk = getattr(workspace, "evidence_desk", None)
             if desk is None:
