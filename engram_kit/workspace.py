@@ -40,7 +40,8 @@ from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
 from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
-from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
+from engram_kit.kg.graph import KnowledgeGraph
+from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
@@ -200,7 +201,7 @@ class Workspace:
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
         ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
-        ws.vectors  # create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
+        ws.vectors  # noqa: B018 - create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
         return ws
 
     @classmethod

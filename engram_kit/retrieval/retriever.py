@@ -459,7 +459,7 @@ def _int_or_none(value: object) -> int | None:
     try:
         if value is None or pd.isna(value):  # type: ignore[arg-type]
             return None
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return None
 
