@@ -23,6 +23,7 @@ from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_l
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
 from engram_kit.kg.profiles import profile_for
+from engram_kit.text import sentence_texts
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
@@ -39,25 +40,18 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
     (r"\b(phenotyp|clinical (feature|sign))", "PhenotypicFeature"),
 )
 
-__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "asked_kind",
-           "split_sentences"]
+__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "answer_sentences",
+           "asked_kind"]
 #: Relationship types that answer a question best come first among edges to the asked kind:
 #: curated indications before palliation, before everything else (lower = earlier).
 REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
 
 
 @lru_cache(maxsize=1)
-def _sentencizer():  # noqa: ANN202 - spaCy Language
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences with spaCy's rule-based sentencizer (no model download)."""
-    return [s.text.strip() for s in _sentencizer()(text).sents if len(s.text.strip()) > 20]
+def answer_sentences(text: str) -> list[str]:
+    """Sentences of a passage longer than 20 characters (:func:`engram_kit.text.sentence_texts`; shorter pieces
+    are headings or fragments, never an answer sentence)."""
+    return [s for s in sentence_texts(text) if len(s) > 20]
 
 
 @dataclass(frozen=True)
@@ -107,7 +101,7 @@ class ExtractiveComposer:
 
     def _sentence_claims(self, result: RetrievalResult) -> list[Claim]:
         hits: list[PassageHit] = result.passages[: self.max_passages]
-        candidates: list[tuple[int, str]] = [(i, s) for i, hit in enumerate(hits) for s in split_sentences(hit.text)]
+        candidates: list[tuple[int, str]] = [(i, s) for i, hit in enumerate(hits) for s in answer_sentences(hit.text)]
         if not candidates:
             return []
         vectors = self.embedder.encode([result.question] + [s for _, s in candidates])
