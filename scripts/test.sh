@@ -19,4 +19,8 @@ fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 # Static checks first (configured in pyproject.toml): lint, then types. A failure stops the run.
 bash scripts/check.sh
-python -m pytest tests --nbmake notebooks/ -p no:cacheprovider "$@"
+# Fast unit tests first (tiny fixtures), then the end-to-end tests and the notebooks (markers set in
+# tests/conftest.py). Notebook cells get one hour each: a loaded 2-core machine can take minutes on a cell that
+# embeds abstracts, and nbmake's default of 300 s failed CI there.
+python -m pytest tests -m unit -p no:cacheprovider "$@"
+python -m pytest tests --nbmake notebooks/ -m "not unit" --nbmake-timeout=3600 -p no:cacheprovider "$@"
