@@ -99,12 +99,13 @@ def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | Non
     for flag, file in (("--kgx-edges", edges), ("--kgx-nodes", nodes)):
         if file is not None and file.is_dir():
             raise DataError(f"{flag} {file} is a folder; give the KGX file inside it (e.g. {file}/edges.tsv).")
-    from engram_kit.kg.kgx import load_kgx
+    from engram_kit.kg.kgx import KGXLoadReport, load_kgx
 
     stub = nodes is None or args.kgx_stub_missing
     kg = load_kgx(nodes.resolve() if nodes else None, edges.resolve(), errors="skip",
                   missing_nodes="stub" if stub else "error", name=args.kgx_name, version=args.kgx_release)
     report = kg.report
+    assert isinstance(report, KGXLoadReport)  # load_kgx returns a KGX load report
     print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
           f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
     for row in report.skipped.head(5).itertuples(index=False):

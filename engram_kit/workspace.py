@@ -46,7 +46,8 @@ from engram_kit.ingestion.pubmed import (
     read_pubmed_skipping,
     unique_records,
 )
-from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
+from engram_kit.kg.graph import KnowledgeGraph
+from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
@@ -54,6 +55,7 @@ from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
 from engram_kit.retrieval.retriever import Retriever
 from engram_kit.settings import Settings
+from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
 
@@ -205,7 +207,7 @@ class Workspace:
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
         ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
-        ws.vectors  # create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
+        ws.vectors  # noqa: B018 - create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
         return ws
 
     @classmethod
@@ -302,9 +304,10 @@ class Workspace:
             self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
         return self._index[1]
 
-    def retriever(self) -> Retriever:
-        """A :class:`Retriever` over this workspace."""
-        return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
+    def retriever(self, *, store: GraphStore | None = None) -> Retriever:
+        """A :class:`Retriever` over this workspace, with its PPR engine (GDS on Neo4j, else CSR). ``store``
+        replaces the workspace's store for the reads (the agents pass a lock-serialised wrapper)."""
+        return Retriever(store=store or self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                          ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
 
@@ -707,13 +710,7 @@ def _remove_partial_workspace(path: Path, *, whole_folder: bool) -> None:
 def _graph_provenance(kg: KnowledgeGraph) -> dict[str, Any]:
     """Manifest facts beyond name and release: for a KGX graph the Biolink model version, negated edges
     and the primary knowledge sources; nothing for Hetionet (its provenance is per edge)."""
-    if kg.schema.name != "kgx":
-        return {}
-    report = kg.report
-    sources = kg.edges.get("primary_knowledge_source", pd.Series(dtype=object))
-    return {"biolink_model_version": getattr(report, "biolink_model_version", ""),
-            "n_negated_edges": int(getattr(report, "n_negated", 0)),
-            "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
+    return kg.schema.profile.manifest_provenance(kg)
 
 
 def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:

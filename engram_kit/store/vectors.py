@@ -322,6 +322,7 @@ class VectorStore:
         if server is not None:
             self._client: Any = server.connect()
         else:
+            assert self.path is not None  # checked above: a folder or a server
             if read_only and not self.path.exists():
                 raise WorkspaceError(
                     f"No vector store at {self.path}: a read-only open cannot create one. Open the workspace for "
