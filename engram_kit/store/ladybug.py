@@ -53,7 +53,6 @@ from engram_kit.errors import (
     EngramError,
     IngestionError,
     QueryError,
-    QueryGuardError,
     ReadOnlyError,
     WorkspaceError,
     WorkspaceLockedError,
