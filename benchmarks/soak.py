@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import multiprocessing as mp
 import os
 import platform
