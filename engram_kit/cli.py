@@ -66,7 +66,10 @@ def _init_args(p: argparse.ArgumentParser) -> None:
 def _ingest_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ingest``."""
     _workspace_arg(p)
-    p.add_argument("files", nargs="+", type=str, help="files or http(s) URLs")  # str: Path would turn "https://" into "https:/"
+    # str, not Path: Path would turn "https://" into "https:/"
+    p.add_argument("files", nargs="+", type=str, help="files or http(s) URLs")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
 
 
 def _ask_args(p: argparse.ArgumentParser) -> None:
@@ -162,8 +165,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file)
+            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False))
             print(f"{file}: {report}")
+            for pmid, numbers in list(report.duplicates.items())[:10]:
+                print(f"  PMID {pmid} is listed {len(numbers)} times (records {', '.join(map(str, numbers))}); "
+                      "ingested once")
+            for problem in report.skipped[:10]:
+                print(f"  skipped: {problem}")
             if report.read == 0:
                 print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
                       "notes are not PubMed records: save them as .md to ingest them as a document.", file=sys.stderr)

@@ -39,7 +39,13 @@ from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
-from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
+from engram_kit.ingestion.pubmed import (
+    PubMedRecord,
+    check_pubmed_file,
+    read_pubmed,
+    read_pubmed_skipping,
+    unique_records,
+)
 from engram_kit.kg.graph import KnowledgeGraph
 from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
@@ -306,25 +312,41 @@ class Workspace:
                          ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
 
     # --- main operations -------------------------------------------------------------------------
-    def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
+    def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
+               skip_bad: bool = False) -> IngestReport:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
+
+        A file is validated whole in one streaming pass first, so ingestion is all-or-nothing per file:
+        an invalid record anywhere raises before anything is written (``skip_bad=True`` skips invalid
+        JSON Lines records instead and lists them in ``report.skipped``). A PMID listed twice is ingested
+        once and reported in ``report.duplicates``.
 
         Raises
         ------
         ReadOnlyError
             On a read-only workspace.
         UnknownFileTypeError, DataError
-            For an unsupported or malformed file (nothing is written for a malformed record batch).
+            For an unsupported or malformed file, naming the file and line; nothing of that file is written.
         """
         self._require_writable("ingest")
-        records = read_pubmed(source) if isinstance(source, (str, Path)) else source
+        check = None
+        if isinstance(source, (str, Path)):
+            check = check_pubmed_file(source, skip_bad=skip_bad)
+            bad: list[str] = []
+            records: Iterable[PubMedRecord] = unique_records(
+                read_pubmed_skipping(Path(source), bad) if skip_bad else read_pubmed(source))
+            total = total if total is not None else check.records
+        else:
+            records = unique_records(source)
         ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
                                   resolver=self.resolver, embedder=self.embedder, settings=self.settings)
         try:
             report = ingestor.ingest(records, total=total)
         finally:
             self._bump_literature_version()
+        if check is not None:
+            report.duplicates, report.skipped = check.duplicates, check.bad
         return report
 
     def retrieve(self, question: str, **kwargs: Any) -> RetrievalResult:
