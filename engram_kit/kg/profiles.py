@@ -123,13 +123,24 @@ class GraphProfile:
         return edges
 
     def manifest_provenance(self, kg: KnowledgeGraph) -> dict[str, Any]:
-        """Manifest facts beyond name and release: the Biolink model version of the load report, negated
-        edges and the primary knowledge sources."""
-        report = kg.report
+        """Manifest facts beyond name and release: the number of negated edges (the schema's negation property)
+        and the primary knowledge sources of the edges."""
         sources = kg.edges.get("primary_knowledge_source", pd.Series(dtype=object))
-        return {"biolink_model_version": str(getattr(report, "biolink_model_version", "")),
-                "n_negated_edges": int(getattr(report, "n_negated", 0)),
+        negation = kg.schema.negation_property
+        negated = kg.edges[negation].astype(bool).sum() if negation and negation in kg.edges.columns else 0
+        return {"n_negated_edges": int(negated),
                 "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
+
+
+class KGXProfile(GraphProfile):
+    """Biolink KGX graphs: the manifest also records the Biolink model version the graph was read against."""
+
+    def manifest_provenance(self, kg: KnowledgeGraph) -> dict[str, Any]:
+        """The generic facts plus ``biolink_model_version`` (from :func:`engram_kit.kg.biolink.biolink_model_version`,
+        the version the loader validated categories and predicates against)."""
+        from engram_kit.kg.biolink import biolink_model_version
+
+        return {"biolink_model_version": biolink_model_version(), **super().manifest_provenance(kg)}
 
 
 def _pubmed_ids(publications: Any) -> str:
@@ -170,7 +181,7 @@ HETIONET_PROFILE = HetionetProfile(
                  "Pharmacologic Class": 0.4, "Side Effect": 0.2},
 )
 #: Biolink KGX graphs (e.g. Monarch KG): Hetionet's agents are listed as not applicable, the phenotype agent runs.
-KGX_PROFILE = GraphProfile(
+KGX_PROFILE = KGXProfile(
     name="kgx", short_name="KGX", display_name="KGX graph", description="a Biolink KGX graph",
     llm_wording="{name}, a Biolink KGX graph",
     desk_example="'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'",
