@@ -234,12 +234,17 @@ def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
     schema = schema or HETIONET_SCHEMA
     anchors = anchors or []
     blocked = mention_spans(question, [m for m, _ in anchors])
-    kinds = [label for _, _, label in _spans(question, _kind_patterns(schema), blocked)]
+    # a kind word right before an entity names the entity's own kind ("the gene TP53"), not the asked kind
+    starts = {a for a, _ in blocked}
+    kinds = [label for s, e, label in _spans(question, _kind_patterns(schema), blocked)
+             if not any(question[e:a].strip() == "" and a >= e for a in starts)]
     schema_verbs = {verb_of(spec.rel_type) for spec in schema.rel_specs}
     verbs = tuple(v for p, v in RELATION_WORDS if v in schema_verbs and any(
         not any(s < b and a < e for a, b in blocked) for s, e in
         (m.span() for m in re.finditer(p, question, re.IGNORECASE))))
-    aggregate = "count" if _COUNT.search(question) else ("rank" if _RANK.search(question) else "")
+    # "how many" counts; "top ... by number of" ranks
+    aggregate = ("rank" if _RANK.search(question) and not re.search(r"\bhow many\b", question, re.IGNORECASE)
+                 else "count" if _COUNT.search(question) else "")
     kinds_t = tuple(dict.fromkeys(kinds))
     anchor_labels = [label for _, label in anchors if label in schema.labels]
     if not anchor_labels:
