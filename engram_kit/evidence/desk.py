@@ -358,13 +358,10 @@ class EvidenceDesk:
         listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.dialect)
         listing = runner.run(listing_q.cypher, listing_q.parameters, purpose=listing_q.purpose)
         total = runner.run(total_q.cypher, total_q.parameters, purpose=total_q.purpose) if total_q else None
-        claims, notes = plan_claims(intent, listing, total)
+        claims, notes = plan_claims(intent, listing, total, anchor_name)
         notes.insert(0, f"Intent: {intent.explanation}")
         if listing.status == "ok" and not listing.rows and intent.hops:
-            about = f" for {anchor_name} ({anchor_id})" if anchor else ""
-            notes.append(f"Nothing found: the graph has no {intent.target_label} "
-                         f"{' then '.join(h.rel_type for h in intent.hops)}{about}.")
-            claims = []
+            claims = []  # the total's zero is no answer: the note says the graph has none
         validation = validate_claims(claims, runner.artifacts)
         return DeskResult(question, OFFLINE_MODE, entities, validation=validation,
                           template="intent:" + intent.describe(), notes=list(dict.fromkeys(notes)))

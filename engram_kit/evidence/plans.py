@@ -15,7 +15,7 @@ total, each run through the desk's guard and cited row by row.
 
 Two hops (``anchor -> via -> target``): targets ranked by ``support``, the number of distinct middle nodes
 linking them to the anchor (e.g. side effects by the number of the disease's drugs that cause them), then
-by name; a few middle nodes are named in each row.
+by name; a few middle nodes are named in each row (``via``: ``[id, name]`` pairs).
 
 Aggregates: ``count`` returns the number of distinct targets (or of nodes of a kind); ``rank`` lists the
 nodes of the asked kind with the most neighbours along the relation (e.g. compounds by number of
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_kit.answering.assertions import VERB_PHRASES
+from engram_kit.answering.facts import kind_words, no_answer_sentence, two_hop_sentence
 from engram_kit.answering.intent import Hop, Intent
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim
@@ -136,10 +137,13 @@ def plan_queries(intent: Intent, anchor_id: str, anchor_name: str, schema: Graph
     pattern = (_rel_pattern(anchor, first, "r1", f"(v:{first.to_label})") + ", "
                + _rel_pattern("(v)", second, "r2", f"(t:{target})"))
     where = "WHERE t.id <> a.id"
-    slice_ = (f"list_slice(collect(DISTINCT v.name), 0, {VIA_SHOWN})" if dialect == "ladybug"
-              else f"collect(DISTINCT v.name)[0..{VIA_SHOWN}]")
+    def first_few(expr: str) -> str:
+        return (f"list_slice(collect(DISTINCT {expr}), 0, {VIA_SHOWN})" if dialect == "ladybug"
+                else f"collect(DISTINCT {expr})[0..{VIA_SHOWN}]")
+
     listing = (f"MATCH {pattern} {where} RETURN a.name AS anchor, t.name AS target, t.id AS target_id, "
-               f"count(DISTINCT v) AS support, {slice_} AS via ORDER BY support DESC, target LIMIT {top_n}")
+               f"count(DISTINCT v) AS support, {first_few('[v.id, v.name]')} AS via "
+               f"ORDER BY support DESC, target LIMIT {top_n}")
     total = f"MATCH {pattern} {where} RETURN a.name AS anchor, count(DISTINCT t) AS n, count(DISTINCT v) AS n_via"
     what = f"{target} linked to {anchor_name} through {first.to_label} ({first.rel_type}, {second.rel_type})"
     return PlanQuery(listing, params, f"{what}, by support"), PlanQuery(total, params, f"number of {what}")
@@ -157,10 +161,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s" if not word.endswith("s") else f"{n} {word}"
 
 
-def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None) -> tuple[list[DeskClaim], list[str]]:
-    """Claims (each citing its row) and notes for a plan's artifacts (see the module docstring)."""
+def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None, anchor_name: str = ""
+                ) -> tuple[list[DeskClaim], list[str]]:
+    """Claims (each citing its row) and notes for a plan's artifacts (see the module docstring); an anchored
+    plan with no rows says the graph has none (:func:`~engram_kit.answering.facts.no_answer_sentence`)."""
     claims: list[DeskClaim] = []
     notes: list[str] = []
+    if intent.hops and intent.anchor_label and listing.status == "ok" and not listing.rows:
+        return claims, [no_answer_sentence(intent, anchor_name)]
     hops, target = intent.hops, intent.target_label
     rows = [(rid, listing.row(rid) or {}) for rid in listing.row_ids]
     if not hops:
@@ -199,21 +207,19 @@ def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None) -> tu
                 ev = ", ".join(e for e in evidence if e)
                 text = hop_phrase(hop, anchor, name) + (f" ({ev})" if ev else "")
             else:
-                first = hops[0]
-                named = ", ".join(str(v) for v in (row.get("via") or []))
-                text = (f"{name}: {row.get('support')} {first.to_label} node(s) link it to {anchor} "
-                        f"({anchor} -[{first.rel_type}]- {first.to_label} -[{hop.rel_type}]- {name}; e.g. {named})")
+                named = ", ".join(str(pair[1]) for pair in (row.get("via") or []))
+                text = (f"{two_hop_sentence(hops[0], hop, anchor, name, int(row.get('support') or 0))} "
+                        f"(e.g. {named}; {hops[0].rel_type}, {hop.rel_type})")
             claims.append(DeskClaim(text, (f"{listing.id}:{rid}",)))
     if total is not None and total_row is not None and n_total is not None:
         anchor = str(total_row.get("anchor"))
         if n_total == 0:
-            notes.append(f"The graph has no {target} linked to {anchor} by "
-                         f"{' then '.join(h.rel_type for h in hops)}.")
+            notes.append(no_answer_sentence(intent, anchor))
         else:
             how = " and ".join(h.rel_type for h in hops)
             claims.append(DeskClaim(f"{anchor} has {n_total} {target} node(s) via {how} in the graph",
                                     (f"{total.id}:r1",)))
             if intent.aggregate != "count" and n_total > len(rows):
-                notes.append(f"{n_total} {target} in total; top {len(rows)} shown, ordered by "
+                notes.append(f"{n_total} {kind_words(target, n_total)} in total; top {len(rows)} shown, ordered by "
                              f"{'evidence (sources, publications, unbiased)' if len(hops) == 1 else 'support'}.")
     return claims, notes
