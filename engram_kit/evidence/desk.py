@@ -185,6 +185,13 @@ class DeskResult:
                 "entities": [e.to_dict() for e in self.entities],
                 "artifacts": [a.to_dict() for a in self.artifacts], "validation": self.validation.to_dict()}
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every checked claim (= :meth:`claims_frame`)."""
+        return self.claims_frame()
+
     def to_markdown(self, *, max_rows: int = 10) -> str:
         """Claims with row citations, outcome and withheld count, then the artifacts."""
         lines = [f"**Q:** {self.question}", "",
