@@ -35,7 +35,6 @@ from engram_kit.answering.facts import kind_words, no_answer_sentence, two_hop_s
 from engram_kit.answering.intent import Hop, Intent
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim
-from engram_kit.evidence.runner import QueryRunner
 from engram_kit.kg.schema import GraphSchema
 
 #: Answers listed per plan (the total is always given beside it).
