@@ -356,8 +356,14 @@ class Workspace:
     def ask(self, question: str, **kwargs: Any) -> Answer:
         """Retrieve and compose a cited answer (extractive offline; see :mod:`engram_kit.answering`)."""
         result = self.retrieve(question, **kwargs)
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
+
+    def _extractive_composer(self) -> ExtractiveComposer:
+        """The offline composer, with the asked relation's graph facts read from this workspace's store."""
+        from engram_kit.answering.facts import GraphFacts
+
+        return ExtractiveComposer(self.embedder, facts=GraphFacts(self.store))
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     def knowledge_graph(self) -> CSRGraph:
@@ -412,7 +418,7 @@ class Workspace:
 
         Lets a UI show the resolved entities and passages first and the composed answer after.
         """
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
 
     def answer_graph(self, result: RetrievalResult, *, max_nodes: int | None = 150,
