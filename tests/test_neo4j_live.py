@@ -1,22 +1,53 @@
 """Live Neo4j + GDS suite: the full scenario and the parity check against the embedded store.
 
-Runs only when ``NEO4J_URI`` is set (with ``NEO4J_USER``/``NEO4J_PASSWORD``, optional ``NEO4J_DATABASE``),
-against an **empty, disposable** database with the GDS plugin (>= 2.4; weighted source nodes need a 2025
-GDS 2.x release). How to start one: docs/scaling-out.md. The database is wiped at the start and the end.
+Runs against ``NEO4J_URI`` when set, else against the server of ``scripts/neo4j.sh`` (Neo4j 5.26 + OpenGDS 2.13
+from Maven Central; CI starts it in scripts/test.sh, and this module starts one itself when java and mvn exist).
+The database must be **empty and disposable**: it is wiped at the start and the end.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("NEO4J_URI"),
-    reason="live Neo4j suite: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to an empty Neo4j 5 + GDS database; "
-           "see docs/scaling-out.md",
-)
+ROOT = Path(__file__).resolve().parents[1]
+#: State file written by ``scripts/neo4j.sh start`` (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, startup time).
+SERVER_ENV = Path(os.environ.get("NEO4J_STATE_DIR", ROOT / ".neo4j")) / "neo4j.env"
+
+
+def _read_env_file(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+@pytest.fixture(scope="module")
+def neo4j_server():
+    """Connection settings of a live Neo4j + GDS server, in this order: ``NEO4J_URI`` (+ user, password) from the
+    environment; the server ``scripts/neo4j.sh start`` left running (CI starts it in scripts/test.sh); else one
+    started here with ``scripts/neo4j.sh`` and stopped after the module. Skips, with the reason, only when there
+    is no server and no java/mvn to start one (a user's laptop)."""
+    if os.environ.get("NEO4J_URI"):
+        yield {key: value for key, value in os.environ.items() if key.startswith("NEO4J_")}
+        return
+    if SERVER_ENV.is_file():
+        yield _read_env_file(SERVER_ENV)
+        return
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"live Neo4j suite: no NEO4J_URI, no running scripts/neo4j.sh server, and {' and '.join(missing)} "
+                    f"not installed to start one (needs a JDK 17+ and Maven; see docs/scaling-out.md)")
+    script = str(ROOT / "scripts" / "neo4j.sh")
+    subprocess.run(["bash", script, "start"], check=True)
+    try:
+        yield _read_env_file(SERVER_ENV)
+    finally:
+        subprocess.run(["bash", script, "stop"], check=False)
+
 
 #: Parity thresholds: rank correlation of the top-20 passages and of the top PPR nodes, embedded vs Neo4j.
 MIN_SPEARMAN = 0.9
@@ -34,12 +65,12 @@ def _wipe(config) -> None:
 
 
 @pytest.fixture(scope="module")
-def neo4j_config():
-    pytest.importorskip("neo4j")
-    pytest.importorskip("graphdatascience")
+def neo4j_config(neo4j_server):
     from engram_kit.store.neo4j import Neo4jConfig
 
-    config = Neo4jConfig.from_env(projection_name="engram_live_test")
+    config = Neo4jConfig(uri=neo4j_server["NEO4J_URI"], user=neo4j_server.get("NEO4J_USER", "neo4j"),
+                         password=neo4j_server.get("NEO4J_PASSWORD", ""),
+                         database=neo4j_server.get("NEO4J_DATABASE", "neo4j"), projection_name="engram_live_test")
     _wipe(config)
     yield config
     _wipe(config)

@@ -64,9 +64,9 @@ class DeskLimits:
 def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float) -> pd.DataFrame:
     """Run one query in a ``READ ONLY`` transaction with a timeout; return its rows.
 
-    Delegates to the store: ``LadybugStore.read_only_query`` (READ ONLY transaction, query timeout) or
-    ``Neo4jStore.read_query`` (EXPLAIN must say read-only, READ session, transaction timeout); any other
-    store falls back to :meth:`GraphStore.query` (its own read-only handling, no timeout).
+    Delegates to :meth:`GraphStore.read_only_query`: LadybugDB runs it in a READ ONLY transaction with a query
+    timeout; Neo4j requires an ``EXPLAIN`` query type ``"r"`` and runs it in a READ session with a server-side
+    transaction timeout.
 
     Raises
     ------
@@ -75,11 +75,7 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
     QueryError
         On timeout or any other database error.
     """
-    if hasattr(store, "read_only_query"):  # LadybugStore: READ ONLY transaction + set_query_timeout
-        return store.read_only_query(cypher, parameters, timeout_s=timeout_s)
-    if hasattr(store, "read_query"):  # Neo4jStore: EXPLAIN must say read-only, READ session, tx timeout
-        return store.read_query(cypher, parameters, timeout_s=timeout_s).frame
-    return store.query(cypher, parameters)
+    return store.read_only_query(cypher, parameters, timeout_s=timeout_s)
 
 
 @dataclass
