@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from engram_kit.errors import EngramError, WorkspaceError
+from engram_kit.records import STATUSES
 
 DEMO_QUESTION = "What compounds might reduce neuroinflammation in Alzheimer's disease?"
 
@@ -372,7 +373,7 @@ def _add_document_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("docs", help="list uploaded documents (title, status, passages, entities, seconds)")
     _workspace_arg(p)
     p.add_argument("--search", default=None, help="text searched in titles and file names")
-    p.add_argument("--status", choices=["pending", "processing", "complete", "error"], default=None)
+    p.add_argument("--status", choices=list(STATUSES), default=None)
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
 
     p = sub.add_parser("doc", help="show one document: metadata, sections with summaries, entities, statistics")

@@ -482,6 +482,20 @@ class Workspace:
         self._require_writable("ingest documents")
         return self.documents.add_url(url)
 
+    def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
+        """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
+        (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
+        ``drop_history`` also deletes the originals of superseded document versions.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        """
+        from engram_kit.compaction import compact_workspace
+
+        return compact_workspace(self, drop_history=drop_history)
+
     # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
     def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
         """An :class:`~engram_kit.evidence.EvidenceDesk` over this workspace's graph: offline templates when

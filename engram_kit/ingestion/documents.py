@@ -29,6 +29,7 @@ import logging
 import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -43,8 +44,11 @@ from engram_kit.embeddings import Embedder
 from engram_kit.errors import DataError, EngramError, IngestionError, UnknownFileTypeError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.ingestion.chunking import (
+    MAX_PASSAGE_TOKENS,
+    NO_LINK_PASSAGE_KINDS,
     DocumentMetadata,
     MetadataField,
+    ParsedBlock,
     ParsedDocument,
     ParsedSection,
     TokenCounter,
@@ -55,7 +59,7 @@ from engram_kit.ingestion.pdf import MAX_PDF_BYTES, MAX_PDF_PAGES, NON_RETRIEVAB
 from engram_kit.ingestion.pipeline import MentionLinker
 from engram_kit.ingestion.summaries import DOCUMENT_SUMMARY_SENTENCES, ExtractiveSummarizer, Summarizer
 from engram_kit.ingestion.web import fetch_url, parse_html
-from engram_kit.records import ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
+from engram_kit.records import COMPLETE_STATUSES, ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
 from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.aliases import AliasHubBuilder, maps_to_evidence
 from engram_kit.settings import Settings
@@ -76,6 +80,67 @@ BACK_MATTER_KINDS: frozenset[str] = frozenset({
 #: Columns of :meth:`DocumentRepository.list`.
 LISTING_COLUMNS: tuple[str, ...] = ("id", "title", "authors", "year", "status", "passages", "entities", "seconds",
                                     "filename", "kind", "pages", "added", "error")
+
+
+#: Section kinds whose prose passages are ``back_matter`` (declarations, not content).
+BACK_MATTER_PASSAGE_SECTIONS: frozenset[str] = BACK_MATTER_KINDS - {"references", "supplementary"}
+
+
+def passage_kind(section: ParsedSection) -> str:
+    """Kind of the prose passages of a section (:data:`~engram_kit.ingestion.chunking.PASSAGE_KINDS`):
+    ``front_matter`` for the text before the first heading (title block, authors, affiliations,
+    correspondence), ``back_matter`` for declarations (funding, contributions, competing interests, author
+    details, acknowledgements, abbreviations, data availability), ``references`` for a reference list, else
+    ``text``."""
+    if section.kind == "front_matter":
+        return "front_matter"
+    if section.kind == "references":
+        return "references"
+    if section.kind in BACK_MATTER_PASSAGE_SECTIONS:
+        return "back_matter"
+    return "text"
+
+
+def block_passages(block: ParsedBlock, counter: TokenCounter,
+                   max_tokens: int = MAX_PASSAGE_TOKENS) -> list[tuple[str, int]]:
+    """Passages of a table or caption block as ``(text, tokens)``.
+
+    A caption is one passage (cut at token boundaries if longer than ``max_tokens``, which captions rarely
+    are). A table is one passage when it fits; otherwise consecutive rows are grouped, each group repeating
+    the caption, so every passage says which table it comes from (rows are ``header: value; ...``).
+    """
+    whole = block.text.strip()
+    if not whole:
+        return []
+    n = counter.count_many([whole])[0]
+    if n <= max_tokens:
+        return [(whole, n)]
+    if block.kind != "table":
+        return [(c.text, c.tokens) for c in chunk_text(whole, counter=counter, target_tokens=max_tokens - 1,
+                                                       max_tokens=max_tokens, overlap_tokens=0)]
+    lines = whole.split("\n")
+    head = [block.title] if block.title and lines and lines[0] == block.title else []
+    rows = lines[len(head):]
+    out: list[tuple[str, int]] = []
+    group: list[str] = []
+    for row in rows:
+        candidate = "\n".join(head + group + [row])
+        if group and counter.count_many([candidate])[0] > max_tokens:
+            text = "\n".join(head + group)
+            out.append((text, counter.count_many([text])[0]))
+            group = []
+        group.append(row)
+    if group:
+        text = "\n".join(head + group)
+        out.append((text, counter.count_many([text])[0]))
+    final = []
+    for text, tokens in out:  # a single row longer than a passage: cut it
+        if tokens > max_tokens:
+            final += [(c.text, c.tokens) for c in chunk_text(text, counter=counter, target_tokens=max_tokens - 1,
+                                                            max_tokens=max_tokens, overlap_tokens=0)]
+        else:
+            final.append((text, tokens))
+    return final
 
 
 def document_id(content_hash: str) -> str:
@@ -308,11 +373,15 @@ class DocumentDetail:
                  f"doi:     {meta.doi.value or '?'}  ({meta.doi.source}, conf {meta.doi.confidence:.2f})"]
         if self.error:
             lines.append(f"error:   {self.error}")
+        for problem in self.info.get("problems", []):
+            lines.append(f"warning: {problem}")
         if self.summary:
             lines.append(f"summary: {self.summary}")
         if not self.sections.empty:
             lines.append("sections:")
-            lines += [f"  p{'' if pd.isna(r.page) else int(r.page)}  {r.title}  ({r.passages} passages"
+            levels = self.info.get("section_levels", [])
+            lines += [f"  {'  ' * (levels[r.index] - 1 if r.index < len(levels) else 0)}"
+                      f"p{'' if pd.isna(r.page) else int(r.page)}  {r.title}  ({r.passages} passages"
                       f"{'' if r.retrievable else ', not retrieved'})" for r in self.sections.itertuples()]
         if self.stats:
             lines.append("stats:   " + ", ".join(f"{k}={v}" for k, v in self.stats.items()))
@@ -368,15 +437,23 @@ class DocumentPipeline:
         tokens = 0
         for s_index, section in enumerate(parsed.sections):
             section_id = f"{doc_id}#s{s_index}"
-            chunks = chunk_text(section.text, counter=counter) if section.retrievable and section.text else []
-            for chunk in chunks:
+            kind = passage_kind(section)
+            pieces: list[tuple[str, int, int, int | None, int | None, int, str]] = []
+            if section.retrievable and section.text:
+                for chunk in chunk_text(section.text, counter=counter):
+                    pieces.append((chunk.text, chunk.char_start, chunk.char_end, section.page_at(chunk.char_start),
+                                   section.page_at(max(chunk.char_end - 1, 0)), chunk.tokens, kind))
+            if section.retrievable:
+                for block in section.blocks:
+                    for text, n_tokens in block_passages(block, counter):
+                        pieces.append((text, 0, len(text), block.page, block.page, n_tokens, block.kind))
+            for text, start, end, page_start, page_end, n_tokens, piece_kind in pieces:
                 p_index = len(batch.passages)
                 batch.passages.append(PassageRecord(
-                    id=f"{doc_id}#p{p_index}", article_id=doc_id, section_id=section_id, text=chunk.text,
+                    id=f"{doc_id}#p{p_index}", article_id=doc_id, section_id=section_id, text=text,
                     source=UPLOADED, index=p_index, title=title, year=year, section_title=section.title,
-                    page_start=section.page_at(chunk.char_start), page_end=section.page_at(max(chunk.char_end - 1, 0)),
-                    char_start=chunk.char_start, char_end=chunk.char_end))
-                tokens += chunk.tokens
+                    page_start=page_start, page_end=page_end, char_start=start, char_end=end, kind=piece_kind))
+                tokens += n_tokens
             batch.sections.append(SectionRecord(section_id, doc_id, section.title, s_index))
         timings["chunk"] = time.perf_counter() - t0
 
@@ -392,8 +469,17 @@ class DocumentPipeline:
         timings["summarise"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        texts = [p.text for p in batch.passages] + summaries + [summary]
-        found = self.extractor.extract_many(texts, batch_size=self.settings.batch_size)
+        # author lists, affiliations, correspondence, references, tables and captions are no claims: their
+        # passages (and the summaries of such sections) are never sent to entity extraction
+        texts = [p.text if p.kind not in NO_LINK_PASSAGE_KINDS else "" for p in batch.passages]
+        texts += [summary_text if passage_kind(section) not in NO_LINK_PASSAGE_KINDS else ""
+                  for section, summary_text in zip(parsed.sections, summaries)]
+        texts.append(summary)
+        wanted = [i for i, t in enumerate(texts) if t]
+        extracted = self.extractor.extract_many([texts[i] for i in wanted], batch_size=self.settings.batch_size)
+        found: list[list] = [[] for _ in texts]
+        for i, mentions in zip(wanted, extracted):
+            found[i] = mentions
         timings["extract"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -489,7 +575,7 @@ class DocumentRepository:
             with open(path, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
-            message = (f"{path.name} is {size / 1e6:.1f} MB, above the {self.max_bytes / 1e6:.0f} MB limit; split it "
+            message = (f"{path.name} is {size / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB limit; split it "
                        f"or raise the limit (max_bytes=).")
             return self._reject(digest.hexdigest(), path.name, message, raise_on_error)
         return self.add_bytes(path.read_bytes(), path.name, raise_on_error=raise_on_error)
@@ -516,13 +602,13 @@ class DocumentRepository:
         doc_id = document_id(content_hash)
         kind = kind_of(filename)
         previous = self._article(doc_id)
-        if previous is not None and previous["status"] == "complete":
+        if previous is not None and previous["status"] in COMPLETE_STATUSES:
             log.info("%s (%s) is already ingested", filename, doc_id)
             return self._report(self._info(doc_id), duplicate=True)
         try:
             check_filename(filename)
             if len(data) > self.max_bytes:
-                raise DataError(f"{filename} is {len(data) / 1e6:.1f} MB, above the {self.max_bytes / 1e6:.0f} MB "
+                raise DataError(f"{filename} is {len(data) / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB "
                                 f"limit; split it or raise the limit (max_bytes=).")
         except DataError as exc:
             return self._reject(content_hash, filename, str(exc), raise_on_error)
@@ -717,6 +803,10 @@ class DocumentRepository:
             processed = self.pipeline.build(doc_id, parsed, content_hash=content_hash,
                                             fallback_title=Path(filename).stem)
             processed.timings = {"parse": parse_seconds, **processed.timings}
+            if not processed.batch.passages:
+                raise DataError(f"{filename} yields no passages ({sum(len(x.text) for x in parsed.sections)} characters "
+                                f"in {len(parsed.sections)} sections, none retrievable text); nothing could be cited "
+                                f"from it. Check the file (a scan needs OCR, e.g. `ocrmypdf`).")
             t0 = time.perf_counter()
             written = True
             self.store.write_literature(processed.batch)
@@ -727,15 +817,23 @@ class DocumentRepository:
             t0 = time.perf_counter()
             AliasHubBuilder(self.store).update(processed.entity_ids)
             processed.timings["alias_hubs"] = time.perf_counter() - t0
-            self.store.set_article_status(doc_id, "complete")
+            status = "complete_with_warnings" if parsed.problems else "complete"
+            self.store.set_article_status(doc_id, status)
         except Exception as exc:  # compensate on any failure, then report it as an ingestion error
             message = str(exc) if isinstance(exc, EngramError) else f"unexpected {type(exc).__name__}: {exc}"
             self._fail(doc_id, content_hash, info, message, processed.entity_ids if processed and written else [])
             if raise_on_error:
                 raise IngestionError(f"{filename} ({doc_id}) was not ingested: {message}") from exc
             return self._report(info)
-        info.update(status="complete", error="", pages=parsed.pages, metadata=parsed.metadata.to_dict(),
-                    summary=processed.summary, stats=processed.stats, warnings=parsed.warnings,
+        kinds = Counter(p.kind for p in processed.batch.passages)
+        info.update(status=status, error="", pages=parsed.pages, metadata=parsed.metadata.to_dict(),
+                    summary=processed.summary, stats={**processed.stats, "tables": kinds.get("table", 0),
+                                                      "captions": kinds.get("caption", 0)},
+                    warnings=parsed.warnings, problems=parsed.problems,
+                    section_levels=[s.level for s in parsed.sections],
+                    section_parents=[s.parent for s in parsed.sections],
+                    section_kinds=[s.kind for s in parsed.sections],
+                    passage_kinds={p.id: p.kind for p in processed.batch.passages},
                     timings={k: round(v, 4) for k, v in processed.timings.items()},
                     seconds=round(time.perf_counter() - started, 3),
                     section_pages=[s.page for s in parsed.sections],

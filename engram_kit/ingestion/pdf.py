@@ -180,7 +180,7 @@ def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX
     if not data:
         raise DataError(f"{name} is empty (0 bytes); upload the PDF again.")
     if len(data) > max_bytes:
-        raise DataError(f"{name} is {len(data) / 1e6:.1f} MB, above the {max_bytes / 1e6:.0f} MB limit; split it or "
+        raise DataError(f"{name} is {len(data) / 2**20:.1f} MB, above the {max_bytes / 2**20:.0f} MB limit; split it or "
                         f"raise the limit (max_bytes=).")
     if b"%PDF-" not in data[:1024]:
         raise DataError(f"{name} is not a PDF (no %PDF- header; it looks like {_sniff(data)}); upload the PDF "
@@ -466,7 +466,8 @@ def _continued_table(page, number: int, lines: list[Line], previous: TableBlock)
         for word in sorted(row, key=lambda w: w[0]):
             k = max(bisect_right(edges, word[0] + 1) - 1, 0)
             cells[k] = f"{cells[k]} {word[4]}".strip()
-        grid.append(tuple(cells))
+        grid.append(tuple(" ".join(unicodedata.normalize("NFKC", clean_characters(fix_encoding(c))[0]).split())
+                          for c in cells))
     if len(grid) < 2:
         return None
     bottom = max(w[3] for w in words)
