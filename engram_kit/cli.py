@@ -368,7 +368,14 @@ def _add_document_parsers(sub: argparse._SubParsersAction) -> None:
     for action in ingest._actions:
         if action.dest == "files":
             action.type = str  # URLs must not go through Path ("https://" would become "https:/")
-            action.help = "files or http(s) URLs"
+            action.help = "files, http(s) URLs or file:// URLs"
+
+    ingest.add_argument("--as-new", action="store_true",
+                        help="keep a re-ingested document as a new document instead of replacing the old version")
+
+    p = sub.add_parser("purge", help="rewrite the graph and vector stores so deleted text is gone from disk")
+    _workspace_arg(p)
+    p.add_argument("--history", action="store_true", help="also delete superseded document versions for good")
 
     p = sub.add_parser("docs", help="list uploaded documents (title, status, passages, entities, seconds)")
     _workspace_arg(p)
@@ -391,8 +398,12 @@ def _add_document_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", help="document id or unique prefix")
 
 
+def _is_url(item: str) -> bool:
+    return item.lower().startswith(("http://", "https://", "file://"))
+
+
 def _is_document(item: str) -> bool:
-    return item.startswith(("http://", "https://")) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
+    return _is_url(item) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
 
 
 def cmd_ingest_any(args: argparse.Namespace) -> int:
@@ -401,7 +412,7 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
 
     documents = [f for f in args.files if _is_document(f)]
     records = [Path(f) for f in args.files if not _is_document(f)]
-    missing = [f for f in documents if not f.startswith(("http://", "https://")) and not Path(f).is_file()]
+    missing = [f for f in documents if not _is_url(f) and not Path(f).is_file()]
     if missing:
         from engram_kit.errors import DataError
 
@@ -412,7 +423,9 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
             ws.settings.progress = False
             for item in documents:
                 try:
-                    report = ws.ingest_url(item) if item.startswith(("http://", "https://")) else ws.ingest_pdf(Path(item))
+                    as_new = bool(getattr(args, "as_new", False))
+                    report = (ws.ingest_url(item, as_new=as_new) if _is_url(item)
+                              else ws.ingest_pdf(Path(item), as_new=as_new))
                     print(report)
                 except IngestionError as exc:
                     failed += 1
@@ -464,7 +477,14 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS.update({"ingest": cmd_ingest_any, "docs": cmd_docs, "doc": cmd_doc, "rm": cmd_rm, "reprocess": cmd_reprocess})
+def cmd_purge(args: argparse.Namespace) -> int:
+    with _open(args) as ws:
+        print(ws.compact(drop_history=args.history))
+    return 0
+
+
+COMMANDS.update({"ingest": cmd_ingest_any, "docs": cmd_docs, "doc": cmd_doc, "rm": cmd_rm, "reprocess": cmd_reprocess,
+                 "purge": cmd_purge})
 
 
 # --- engram dashboard: the Voila workbench (engram_widgets.dashboard) ----------------------------------
