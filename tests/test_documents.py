@@ -336,6 +336,7 @@ def test_status_is_honest_about_lost_pages_and_empty_documents(ws):
     assert "warning: 1 of 2 pages have no text layer" in str(ws.documents.detail(report.id))
     refs = pymupdf.open()
     page = refs.new_page()
+    page.insert_text((72, 40), "A Title Set Large", fontsize=16, fontname="hebo")  # the title is metadata
     page.insert_text((72, 60), "References", fontsize=12, fontname="hebo")
     page.insert_text((72, 80), "\n".join(
         f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9." for i in range(1, 30)), fontsize=9)
