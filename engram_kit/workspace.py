@@ -492,9 +492,11 @@ class Workspace:
                 on_change=self._bump_literature_version)
         return repository
 
-    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None):  # noqa: ANN201
+    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,  # noqa: ANN201
+                   as_new: bool = False):
         """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
-        :class:`~engram_kit.ingestion.documents.DocumentReport`.
+        :class:`~engram_kit.ingestion.documents.DocumentReport`. The same path (or file name) ingested again
+        with new content replaces the old version (kept as history, never cited) unless ``as_new``.
 
         Raises
         ------
@@ -505,14 +507,28 @@ class Workspace:
         """
         self._require_writable("ingest documents")
         if isinstance(source, bytes):
-            return self.documents.add_bytes(source, filename or "upload.pdf")
-        return self.documents.add_file(source)
+            return self.documents.add_bytes(source, filename or "upload.pdf", as_new=as_new)
+        return self.documents.add_file(source, as_new=as_new)
 
-    def ingest_url(self, url: str):  # noqa: ANN201 - DocumentReport (lazy import)
+    def ingest_url(self, url: str, *, as_new: bool = False):  # noqa: ANN201 - DocumentReport (lazy import)
         """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
         :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
         self._require_writable("ingest documents")
-        return self.documents.add_url(url)
+        return self.documents.add_url(url, as_new=as_new)
+
+    def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
+        """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
+        (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
+        ``drop_history`` also deletes the originals of superseded document versions.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        """
+        from engram_kit.compaction import compact_workspace
+
+        return compact_workspace(self, drop_history=drop_history)
 
     # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
     def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
