@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from engram_widgets.dashboard import voila_command, voila_environment
+from engram_widgets.dashboard import new_token, voila_command, voila_environment
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +58,14 @@ class VoilaServer:
     """
 
     def __init__(self, workspace: str | Path, notebook: str | Path, *, max_message_mb: int = 100,
-                 log_path: str | Path | None = None, startup_timeout: float = 180.0) -> None:
+                 log_path: str | Path | None = None, startup_timeout: float = 180.0, token: bool = True) -> None:
         self.workspace = Path(workspace)
         self.notebook = Path(notebook)
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        #: the access token (as ``engram dashboard`` requires one by default); ``url`` carries it
+        self.token = new_token() if token else ""
+        self.base_url = f"http://127.0.0.1:{self.port}/"
+        self.url = self.base_url + (f"?token={self.token}" if self.token else "")
         self.max_message_mb = max_message_mb
         self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = startup_timeout
@@ -70,7 +73,7 @@ class VoilaServer:
         self._log = None
 
     def __enter__(self) -> VoilaServer:
-        command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb)
+        command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb, token=self.token)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(command, env=voila_environment(self.workspace), stdout=self._log,
                                         stderr=subprocess.STDOUT)
