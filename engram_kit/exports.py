@@ -231,10 +231,10 @@ class AnswerGraph:
     def focus(self, answer_nodes: Iterable[str] = (), *, max_nodes: int = FOCUS_NODES) -> AnswerGraph:
         """The focused view a reader sees first: seeds, the answer's entities, the paths joining them.
 
-        Nodes are taken in this order until ``max_nodes``: (1) the seeds (question entities), (2)
-        ``answer_nodes`` (e.g. the entities of the passages and edges the answer cites, in citation order),
-        (3) the inner nodes of a shortest path (over this graph's edges, any direction) from each answer node
-        to its nearest seed, (4) the highest-ranked (PPR) neighbours of the nodes kept so far. Nodes with no
+        Nodes are taken in this order until ``max_nodes``: (1) the seeds (question entities), (2) each of
+        ``answer_nodes`` (e.g. the entities of the passages and edges the answer cites, in citation order)
+        together with the shortest path (over this graph's edges, any direction) joining it to its nearest
+        seed, when the whole path still fits, (3) the highest-ranked (PPR) neighbours of the nodes kept so far. Nodes with no
         edge inside the view are then dropped, except seeds (the question's own entities always show).
 
         Parameters
@@ -271,12 +271,14 @@ class AnswerGraph:
                     return
                 chosen.setdefault(node, None)
 
-        take(answers)
-        for node in answers:  # join every answer entity to its nearest seed
+        for node in answers:  # each answer entity with the shortest path joining it to a seed, while room is left
+            if len(chosen) >= max_nodes:
+                break
             paths = [nx.shortest_path(undirected, seed, node) for seed in seeds
                      if seed != node and nx.has_path(undirected, seed, node)]
-            if paths:
-                take(min(paths, key=len)[1:-1])
+            new = [n for n in (min(paths, key=len)[1:] if paths else [node]) if n not in chosen]
+            if len(chosen) + len(new) <= max_nodes:
+                take(new)
         rank = {n: i for i, n in enumerate(order)}  # seeds first, then PPR (build_answer_graph's order)
         frontier = sorted({m for n in chosen for m in undirected[n]} - set(chosen), key=rank.__getitem__)
         while frontier and len(chosen) < max_nodes:

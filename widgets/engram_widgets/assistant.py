@@ -801,7 +801,6 @@ class ResearchAssistant:
         steps.finish()
         steps.start("build the knowledge graph")
         self.graph = self.workspace.answer_graph(result, max_nodes=None)
-        self.evidence.show(result, self.graph)
         self.graph_panel.show(self.graph, answer_nodes(answer, self.graph))
         steps.finish()
         self._render_answer(answer)

@@ -153,7 +153,10 @@ class Dashboard:
             self.widget.add_class("engram-ready")  # lets a browser (test) wait for the filled page
         if self.workspace.read_only:
             threading.Thread(target=self._retry_lock, name="engram-dashboard-lock", daemon=True).start()
-        self.timings["warmup"] = self.assistant.warm_up()
+        try:
+            self.timings["warmup"] = self.assistant.warm_up()
+        except Exception:  # noqa: BLE001 - the workspace may be swapped (lock retry) under a running warm-up
+            log.warning("warm-up interrupted", exc_info=True)
 
     def _show_state(self) -> None:
         info = self.workspace.info()
