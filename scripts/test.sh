@@ -17,4 +17,6 @@ if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
+# Static checks first (configured in pyproject.toml): lint, then types. A failure stops the run.
+bash scripts/check.sh
 python -m pytest tests --nbmake notebooks/ -p no:cacheprovider "$@"

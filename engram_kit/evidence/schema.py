@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from engram_kit.kg.profiles import profile_for
 from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.store.base import GraphStore
@@ -95,7 +96,7 @@ class GraphSchema:
         lines += [f"  {x.label}({', '.join(x.properties)}) [{x.count:,}]" for x in self.labels
                   if include_empty or x.count]
         lines.append("Relationships (pattern) [count]:")
-        kgx = self.graph != "hetionet"
+        kgx = profile_for(self.graph).edge_label == "predicate"  # Hetionet's text is kept exactly
         for r in self.rel_types:
             if r.count or include_empty:
                 ends = " | ".join(f"(:{a})-[:{r.rel_type}]->(:{b})" for a, b in r.endpoints[:3])
@@ -120,7 +121,7 @@ class GraphSchema:
 
 
 def _display_name(domain: DomainSchema) -> str:
-    return "Hetionet v1.0" if domain.name == "hetionet" else "a Biolink KGX graph"
+    return domain.profile.description
 
 
 def inspect_schema(store: GraphStore, *, graph_name: str = "") -> GraphSchema:

@@ -36,6 +36,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from engram_kit.agents.registry import spec_for_event
 from engram_kit.answering import Answer
 from engram_kit.errors import EngramError
 from engram_kit.exports import (FOCUS_NODES, KIND_TEXT_COLORS, AnswerGraph, CitationLink, citation_link,
@@ -163,7 +164,7 @@ class PassageCard(widgets.VBox):
     in the answer can scroll to it.
     """
 
-    def __init__(self, hit: PassageHit, on_select: Callable[[str], None] | None = None, *, index: int = 0,
+    def __init__(self, hit: PassageHit, on_select: Callable[[str], object] | None = None, *, index: int = 0,
                  link: CitationLink | None = None) -> None:
         self.hit = hit
         link = link or CitationLink(hit.citation, "", hit.passage_id, ())
@@ -205,7 +206,7 @@ class PassageCard(widgets.VBox):
 class EvidencePanel:
     """Passage cards (ranked) and a Sources tab grouping the passages by document."""
 
-    def __init__(self, on_passage_select: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_passage_select: Callable[[str], object] | None = None) -> None:
         self.on_passage_select = on_passage_select
         self.cards: dict[str, PassageCard] = {}
         self.passages = widgets.VBox()
@@ -265,7 +266,7 @@ class GraphPanel:
     """The answer graph: focused view, toolbar (fit, zoom, wheel zoom, expand, full graph), legend per kind
     with counts whose buttons hide/show a kind; node clicks go to ``on_node_click``."""
 
-    def __init__(self, on_node_click: Callable[[str], None] | None = None, *, height: str = "440px",
+    def __init__(self, on_node_click: Callable[[str], object] | None = None, *, height: str = "440px",
                  first: int = GRAPH_FIRST, step: int = GRAPH_STEP) -> None:
         self.on_node_click = on_node_click
         self.height, self.first, self.step = height, first, step
@@ -274,7 +275,7 @@ class GraphPanel:
         self.size = first
         self.hidden_kinds: set[str] = set()
         self.shown: AnswerGraph | None = None
-        self.cytoscape = None
+        self.cytoscape: Any = None
         self.info = widgets.HTML("")
         self.info.add_class("engram-graph-info")
         lay = widgets.Layout(width="auto")
@@ -325,8 +326,9 @@ class GraphPanel:
         old = self.cytoscape
         self.cytoscape = graph_widget(self.shown.to_cytoscape(), height=self.height)
         self.cytoscape.user_zooming_enabled = self.wheel.value
-        if self.on_node_click is not None:
-            self.cytoscape.on("node", "click", lambda event: self.on_node_click(str(event["data"]["id"])))
+        click = self.on_node_click
+        if click is not None:
+            self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
         self.area.children = [self.cytoscape]
         if old is not None:
             _close_graph(old)
@@ -646,9 +648,12 @@ class AgentsPanel:
                         lines.append(f"<span class='engram-scores'>[{_e(record.get('agent', ''))}] {_e(kind)} "
                                      f"{_e(text)}</span>")
                         self.log.value = "<br>".join(lines[-8:])
-                    elif kind in ("pathway", "drug", "phenotype", "synthesis"):
+                    elif kind == "synthesis":
                         with self.output:
-                            display(Markdown(f"#### {kind.title()} agent\n\n" + _report_markdown(event.report)))
+                            display(Markdown("#### Synthesis agent\n\n" + _report_markdown(event.report)))
+                    elif (spec := spec_for_event(kind)) is not None and kind != "done":  # registered agents' reports
+                        with self.output:
+                            display(Markdown(f"#### {kind.title()} agent\n\n" + spec.render(event.report)))
         if self.run_desk.value:
             desk = getattr(workspace, "evidence_desk", None)
             if desk is None:
