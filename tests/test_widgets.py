@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -211,7 +210,6 @@ def test_dashboard_opens_read_only_when_another_process_holds_the_workspace(tmp_
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "open"
-        started = time.perf_counter()
         app = Dashboard(path, background=False)
         assert app.workspace.read_only and "read-only" in app.status.value
         assert "open for writing" in app.banner.value and "uploads" in app.banner.value
@@ -219,7 +217,6 @@ def test_dashboard_opens_read_only_when_another_process_holds_the_workspace(tmp_
         assert app.retry.layout.display != "none"
         assert app.try_writable() is False and app.workspace.read_only  # still held: stays read-only
         assert app.documents.upload.disabled
-        assert time.perf_counter() - started < 30
         app.workspace.close()
     finally:
         holder.kill()

@@ -7,8 +7,8 @@ model so the first question does not pay for it.
 
 The workspace is opened for writing when possible (uploads need it); when another process holds it
 (:class:`~engram_kit.errors.WorkspaceLockedError`), it is reopened read-only, the page says so in words
-(no exception text, no process id) with a "Try again" button, and it retries by itself for
-:data:`LOCK_RETRY_SECONDS` (a reloaded page's old kernel needs a moment to shut down and release the lock).
+(no exception text, no process id) with a "Try again" button, and it retries by itself at
+:data:`LOCK_RETRY_AT` seconds (a reloaded page's old kernel needs a moment to shut down and release the lock).
 
 Lifecycle (no stranded lock, no leaked kernel): the ``engram`` Voila template makes the page-close shutdown
 request succeed (it sets the ``_xsrf`` cookie Voila's request carries), and :func:`voila_command` turns on
@@ -35,9 +35,10 @@ log = logging.getLogger(__name__)
 
 #: Tab order of the dashboard.
 TABS: tuple[str, ...] = ("Research assistant", "Graph explorer", "Literature map", "Documents")
-#: Seconds a page opened read-only keeps retrying the write lock by itself (every :data:`LOCK_RETRY_EVERY` s).
-LOCK_RETRY_SECONDS = 45.0
-LOCK_RETRY_EVERY = 2.0
+#: When a page opened read-only retries the write lock by itself: seconds after load (backing off, since
+#: each failed try reopens the workspace and rebuilds the tabs).
+LOCK_RETRY_AT: tuple[float, ...] = (2.0, 5.0, 10.0, 20.0, 45.0)
+LOCK_RETRY_SECONDS = LOCK_RETRY_AT[-1]
 #: A kernel with no page connected for this long is shut down by Voila (releasing the workspace).
 CULL_IDLE_SECONDS = 600
 #: How often Voila looks for such kernels, in seconds.
@@ -168,9 +169,11 @@ class Dashboard:
         self.retry.layout.display = "" if self.workspace.read_only else "none"
 
     def _retry_lock(self) -> None:
-        deadline = time.monotonic() + LOCK_RETRY_SECONDS
-        while time.monotonic() < deadline and self.workspace.read_only:
-            time.sleep(LOCK_RETRY_EVERY)
+        started = time.monotonic()
+        for at in LOCK_RETRY_AT:
+            time.sleep(max(0.0, started + at - time.monotonic()))
+            if not self.workspace.read_only:
+                return
             if self.assistant is not None and self.assistant.answer is not None:
                 return  # the reader is working: never swap the workspace under them (the button still works)
             if self.try_writable(quiet=True):
@@ -188,11 +191,13 @@ class Dashboard:
             if self.assistant is not None and self.assistant._busy.locked():
                 return False
             old = self.workspace
+            # the loaded language model is reused (loading it again takes tens of seconds)
+            model = old.embedder if self.assistant is not None and self.assistant.warmup_seconds is not None else None
             old.close()  # one process cannot hold a read-only and a read-write handle of the same graph
             try:
-                self.workspace = Workspace.open(self.path)
+                self.workspace = Workspace.open(self.path, embedder=model)
             except WorkspaceLockedError:
-                self.workspace = Workspace.open(self.path, read_only=True)
+                self.workspace = Workspace.open(self.path, read_only=True, embedder=model)
                 if not quiet:
                     self.banner.value = (f"<div class='engram-banner'>{_e(LOCKED_NOTICE)} Still in use at "
                                          f"{time.strftime('%H:%M:%S')}; try again later.</div>")
