@@ -511,6 +511,10 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
                    help="largest websocket message in MB (uploads travel in one message; default 100)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
+    p.add_argument("--token", default=None,
+                   help="access token (default: a fresh random one, printed with the address, as Jupyter does)")
+    p.add_argument("--no-token", action="store_true",
+                   help="serve without a token (anyone who can reach the port can use the workspace)")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -518,21 +522,25 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, voila_command,
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
                                           voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
+    token = "" if args.no_token else (args.token or new_token())
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
-                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB)
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
     if args.print_command:
         print(shlex.join(command))
         return 0
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach this machine can use the workspace.",
-              file=sys.stderr)
-    print(f"Serving {path} at http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+        print(f"warning: serving on {args.host}: anyone who can reach this machine and "
+              f"{'knows the token' if token else 'the port'} can use the workspace.", file=sys.stderr)
+    if not token:
+        print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
+    query = f"?token={token}" if token else ""
+    print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
     return subprocess.call(command, env=voila_environment(path))
 
 
