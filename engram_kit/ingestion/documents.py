@@ -393,7 +393,8 @@ class DocumentPipeline:
 
         t0 = time.perf_counter()
         texts = [p.text for p in batch.passages] + summaries + [summary]
-        found = self.extractor.extract_many(texts, batch_size=self.settings.batch_size)
+        # One document: a short form defined in one passage keeps its meaning in the others (issue 14).
+        found = self.extractor.extract_many(texts, batch_size=self.settings.batch_size, same_document=True)
         timings["extract"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
