@@ -121,12 +121,17 @@ def collect(units: list[Unit], *, progress: bool = False) -> pd.DataFrame:
     nodes = load_node_table(REPO / "data" / "hetionet" / "hetionet-v1.0-nodes.tsv.gz")
     lexicon = Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
     extractor = EntityExtractor(lexicon)
-    resolver = EntityResolver(lexicon, nodes, embedder=default_embedder())
+    resolver = EntityResolver(lexicon, nodes, embedder=default_embedder(), node_prior=bundled_degree())
     settings = Settings()
     linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
                            max_candidates=settings.max_candidates)
     rows = []
-    found = extractor.extract_many([u.text for u in units], progress=progress)
+    found: list = []
+    for corpus, doc, group in _documents(units):
+        texts = [u.text for u in group]
+        # a PDF is one document (short forms defined once hold in every passage); each abstract is its own
+        found.extend(extractor.extract_many(texts, same_document=True) if corpus == "pdf"
+                     else extractor.extract_many(texts, progress=progress))
     for unit, mentions in zip(units, found):
         for mention in mentions:
             candidates = linker.link(mention)
@@ -138,6 +143,33 @@ def collect(units: list[Unit], *, progress: bool = False) -> pd.DataFrame:
                          "linked_name": best.name, "kind": best.kind, "confidence": round(best.confidence, 4),
                          "method": best.method})
     return pd.DataFrame(rows)
+
+
+def _documents(units: list[Unit]) -> Iterator[tuple[str, str, list[Unit]]]:
+    """Consecutive runs of PDF passages of one document; all abstracts as one run (order kept)."""
+    run: list[Unit] = []
+    for unit in units:
+        if run and (unit.corpus != run[0].corpus or (unit.corpus == "pdf" and unit.doc != run[0].doc)):
+            yield run[0].corpus, run[0].doc, run
+            run = []
+        run.append(unit)
+    if run:
+        yield run[0].corpus, run[0].doc, run
+
+
+def bundled_degree() -> dict[str, float]:
+    """Degree of each node in the bundled Hetionet edge sample (the KG of a workspace built from ``data/``),
+    the resolver's ``node_prior`` as :class:`~engram_kit.workspace.Workspace` passes it."""
+    from collections import Counter
+
+    degree: Counter[str] = Counter()
+    with gzip.open(REPO / "data" / "hetionet" / "hetionet-v1.0-edges-sample.tsv.gz", "rt", encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            source, _, target = line.split("\t", 3)[:3]
+            degree[source] += 1
+            degree[target] += 1
+    return {k: float(v) for k, v in degree.items()}
 
 
 def all_units() -> list[Unit]:
