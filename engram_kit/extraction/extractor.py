@@ -246,21 +246,28 @@ def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
         return mentions
     from engram_kit.ingestion.chunking import split_sentences  # light module; imported late (layering)
 
-    spans: list[tuple[int, int]] = []
-    for start, end in split_sentences(text):
-        line_start = start
-        for line in text[start:end].split("\n"):
-            if line.strip():
-                spans.append((line_start, line_start + len(line)))
-            line_start += len(line) + 1
+    # Zones are decided per line (a reference entry or a by-line is one line but several "sentences"),
+    # then per sentence inside prose lines.
+    spans: list[tuple[int, int, str]] = []
+    line_start = 0
+    for line in text.split("\n"):
+        line_end = line_start + len(line)
+        if line.strip():
+            line_zone = text_zone(" ".join(line.split()))
+            for start, end in split_sentences(line):
+                spans.append((line_start + start, line_start + end, line_zone))
+        line_start = line_end + 1
     out = []
     wide = frozenset(c for c in context_cues(text) if c in TEXT_WIDE_CUES)
     cache: dict[tuple[int, int], tuple[str, str, frozenset[str]]] = {}
     for m in mentions:
-        span = next(((s, e) for s, e in spans if s <= m.start < e), (max(0, m.start - 200), min(len(text), m.end + 200)))
+        start, end, line_zone = next(((s, e, z) for s, e, z in spans if s <= m.start < e),
+                                     (max(0, m.start - 200), min(len(text), m.end + 200), "prose"))
+        span = (start, end)
         if span not in cache:
-            sentence = " ".join(text[span[0]:span[1]].split())
-            cache[span] = (sentence, text_zone(sentence), context_cues(sentence) | wide)
+            sentence = " ".join(text[start:end].split())
+            zone = line_zone if line_zone != "prose" else text_zone(sentence)
+            cache[span] = (sentence, zone, context_cues(sentence) | wide)
         sentence, zone, cues = cache[span]
         out.append(replace(m, sentence=sentence, zone=zone, cues=cues))
     return out

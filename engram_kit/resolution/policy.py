@@ -19,13 +19,20 @@ applies these rules, each a named method below, in this order:
 4. **Kind priors from context** (:meth:`LinkPolicy.kind_allowed`), each grounded in what the vocabulary
    is:
 
-   * *Side Effect* nodes are SIDER adverse drug reactions. A Side Effect reading whose surface no disease
-     vocabulary corroborates (no Disease Ontology or MeSH entry and no typed Disease term for the key:
-     "Trauma", "Apoptosis") is linked only when the sentence describes an adverse event (cue
-     ``adverse``). When the sentence describes one, a Side Effect reading moves ahead of a Disease one.
-   * A *gene synonym* (an NCBI Gene alias, not the official symbol: "API", "WRS", "DSH") is linked only
-     when the text talks about genes or proteins (cue ``gene``): aliases collide with acronyms of every
-     field.
+   * *Side Effect* nodes are SIDER adverse drug reactions (MedDRA terms). Without an adverse-event cue
+     in the sentence, a Side Effect reading goes after any other reading of the same surface
+     ("apoptosis": the Pathway before the Side Effect), and a Side Effect-only reading that no disease
+     vocabulary corroborates (no Disease Ontology, MeSH or lay-synonym entry, no typed Disease term) is
+     not linked when the word classifies a setting noun (:data:`SETTING_NOUNS`: "trauma patients",
+     "trauma surgery", "accident and emergency ward"): there it names a kind of patient or service, not
+     a condition that occurred. When the sentence describes an adverse event, a Side Effect reading
+     moves ahead of a Disease one.
+   * A *gene synonym* (an NCBI Gene alias, not the official symbol: "API", "WRS", "DSH", "BLAST") is
+     linked only when it equals the official symbol up to punctuation ("IL-6", "Bcl-2") or a gene word
+     stands within :data:`GENE_WINDOW` tokens of it in its sentence (:data:`_GENE_WORDS`: "CB2
+     receptors", "JNK1 signaling", "CIS mRNA", "focal adhesion kinase (FAK)"): aliases collide with the
+     acronyms of every field, and a bioinformatics paper talks about genes everywhere, so the cue must be
+     local.
    * A one-word *brand name* (a DrugBank alias that is not the compound's name, written capitalised:
      "Redux") is linked only when the text talks about drugs (cue ``drug``).
    * A one-word *GO term* (Biological Process, Molecular Function, Cellular Component: "memory",
@@ -69,6 +76,22 @@ GO_KINDS: frozenset[str] = frozenset({"Biological Process", "Molecular Function"
                                       "BiologicalProcess", "MolecularActivity", "CellularComponent"})
 SIDE_EFFECT_KINDS: frozenset[str] = frozenset({"Side Effect"})
 DISEASE_KINDS: frozenset[str] = frozenset({"Disease"})
+#: Nouns of settings, roles and instruments that a condition word classifies without naming a condition
+#: that occurred ("trauma patients", "trauma surgery", "accident and emergency ward").
+SETTING_NOUNS: frozenset[str] = frozenset(
+    """patient patients surgery surgeries surgeon surgeons centre center centres centers unit units ward wards
+    service services team teams population populations registry registries department departments clinic
+    clinics programme programmes program programs system systems care setting settings room rooms
+    literature research researchers score scores scale scales""".split())
+#: Tokens either side of a gene alias searched for a gene word.
+GENE_WINDOW = 3
+_GENE_WORDS = re.compile(
+    r"^(?:genes?|proteins?|expression|expressed|mrna|receptors?|kinases?|channels?|signal(?:l)?ing|pathways?|"
+    r"phosphorylat\w*|inhibit\w*|activat\w*|activity|levels?|mutations?|mutants?|polymorphisms?|alleles?|"
+    r"knockout|knockdown|deficien\w*|null|antibod(?:y|ies)|promoter|transcripts?|isoforms?|subunits?|"
+    r"agonists?|antagonists?|ligands?|binding|secretion|secreted|encod\w*|overexpress\w*|"
+    r"(?:up|down)-?regulat\w*|cytokines?|chemokines?|enzymes?|complex)$")
+_SENTENCE_TOKEN = re.compile(r"[A-Za-z0-9][\w-]*")
 #: Curated acronyms with one expansion in biomedical text (each checked against the long forms listed for it
 #: in the NLM/ADAM abbreviation database of MEDLINE, Zhou et al., Bioinformatics 2006: one dominant sense),
 #: upper case. Linked without a definition in the document.
@@ -79,7 +102,7 @@ _ACRONYM = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9-]{2,6}$")
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in normalize_name(text).split() if w not in _FILLER]
+    return [w for w in normalize_name(text).split() if w not in _FILLER and len(w) > 1]
 
 
 def _covered(words: Sequence[str], other: Sequence[str]) -> bool:
@@ -127,15 +150,22 @@ class LinkPolicy:
         cues = mention.cues
         single = len(normalize_name(text).split()) == 1
         sources = self.sources(text, node_id) if method in ("exact", "alias") else set()
-        if kind in SIDE_EFFECT_KINDS and "adverse" not in cues and not self._disease_corroborated(text, sources):
+        if kind in SIDE_EFFECT_KINDS and "adverse" not in cues and not self._disease_corroborated(text, sources) \
+                and _classifies_setting(mention):
             return False
         if kind == "Gene" and method in ("exact", "alias") and single and sources and \
-                sources <= {"gene-synonym", "variant"} and "gene" not in cues:
+                sources <= {"gene-synonym", "variant"} and not self._symbol_like(text, node_id) \
+                and not _gene_word_near(mention):
             return False
         if kind == "Compound" and method in ("exact", "alias") and single and sources == {"drugbank-alias"} \
                 and text[:1].isupper() and "drug" not in cues:
             return False
         return not (kind in GO_KINDS and single and "biomedical" not in cues)
+
+    def _symbol_like(self, text: str, node_id: str) -> bool:
+        """Whether ``text`` is the node's official symbol up to punctuation and case ("IL-6" for IL6)."""
+        name = self.lexicon.node_names.get(node_id, ("", ""))[0]
+        return bool(name) and re.sub(r"[\W_]", "", text).casefold() == re.sub(r"[\W_]", "", name).casefold()
 
     def _disease_corroborated(self, text: str, sources: set[str]) -> bool:
         if sources & DISEASE_SOURCES:
@@ -178,6 +208,12 @@ class LinkPolicy:
             if not self.acronym_allowed(mention, c.node_id, c.kind, c.method):
                 continue
             kept.append(c)
+        if "adverse" not in mention.cues and kept and kept[0].kind in SIDE_EFFECT_KINDS:
+            others = [c for c in kept if c.kind not in SIDE_EFFECT_KINDS]
+            if others:  # the Side Effect reading yields its confidence to the best other reading
+                top, other = kept[0], others[0]
+                kept = [replace(other, confidence=top.confidence), replace(top, confidence=other.confidence)] + \
+                    [c for c in kept if c is not top and c is not other]
         if "adverse" in mention.cues and kept and kept[0].kind in DISEASE_KINDS:
             effects = [c for c in kept if c.kind in SIDE_EFFECT_KINDS]
             if effects:  # same surface read as the adverse event: swap the two confidences
@@ -185,3 +221,31 @@ class LinkPolicy:
                 kept = [replace(effect, confidence=top.confidence), replace(top, confidence=effect.confidence)] + \
                     [c for c in kept if c is not top and c is not effect]
         return kept
+
+
+def _around(mention: Mention, window: int) -> tuple[list[str], list[str]]:
+    """Tokens before and after the mention in its sentence (first occurrence), lower case, at most ``window``."""
+    sentence = mention.sentence
+    at = sentence.find(mention.text)
+    if not sentence or at < 0:
+        return [], []
+    before = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[:at])][-window:]
+    after = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[at + len(mention.text):])][:window]
+    return before, after
+
+
+def _gene_word_near(mention: Mention) -> bool:
+    """A gene word (:data:`_GENE_WORDS`) within :data:`GENE_WINDOW` tokens of the mention."""
+    before, after = _around(mention, GENE_WINDOW)
+    return any(_GENE_WORDS.match(t) for t in before + after)
+
+
+def _classifies_setting(mention: Mention) -> bool:
+    """The mention is a noun adjunct of a setting noun: next token in :data:`SETTING_NOUNS`, or
+    ``and``/``or`` + up to two words and then one ("accident and emergency ward")."""
+    _, after = _around(mention, 4)
+    if not after:
+        return False
+    if after[0] in SETTING_NOUNS:
+        return True
+    return after[0] in ("and", "or") and any(t in SETTING_NOUNS for t in after[1:4])
