@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from engram_kit.files import write_atomic
@@ -290,8 +291,11 @@ class Workspace:
     @property
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
+            graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
+            degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
+                if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
-                                            max_candidates=self.settings.max_candidates)
+                                            max_candidates=self.settings.max_candidates, node_prior=degree)
         return self._resolver
 
     def graph_index(self) -> GraphIndex:
