@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engram_kit.errors import EngramError, WorkspaceError
+from engram_kit.records import STATUSES
 
 DEMO_QUESTION = "What compounds might reduce neuroinflammation in Alzheimer's disease?"
 
@@ -67,9 +68,11 @@ def _ingest_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ingest``."""
     _workspace_arg(p)
     # str, not Path: Path would turn "https://" into "https:/"
-    p.add_argument("files", nargs="+", type=str, help="files or http(s) URLs")
+    p.add_argument("files", nargs="+", type=str, help="files, http(s) URLs or file:// URLs")
     p.add_argument("--skip-bad", action="store_true",
                    help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
+    p.add_argument("--as-new", action="store_true",
+                   help="keep a re-ingested document as a new document instead of replacing the old version")
 
 
 def _ask_args(p: argparse.ArgumentParser) -> None:
@@ -382,7 +385,7 @@ def _docs_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram docs``."""
     _workspace_arg(p)
     p.add_argument("--search", default=None, help="text searched in titles and file names")
-    p.add_argument("--status", choices=["pending", "processing", "complete", "error"], default=None)
+    p.add_argument("--status", choices=list(STATUSES), default=None)
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
 
 
@@ -406,8 +409,12 @@ def _reprocess_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="document id or unique prefix")
 
 
+def _is_url(item: str) -> bool:
+    return item.lower().startswith(("http://", "https://", "file://"))
+
+
 def _is_document(item: str) -> bool:
-    return item.startswith(("http://", "https://")) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
+    return _is_url(item) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
 
 
 def cmd_ingest_any(args: argparse.Namespace) -> int:
@@ -416,7 +423,7 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
 
     documents = [f for f in args.files if _is_document(f)]
     records = [Path(f) for f in args.files if not _is_document(f)]
-    missing = [f for f in documents if not f.startswith(("http://", "https://")) and not Path(f).is_file()]
+    missing = [f for f in documents if not _is_url(f) and not Path(f).is_file()]
     if missing:
         from engram_kit.errors import DataError
 
@@ -427,7 +434,9 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
             ws.settings.progress = False
             for item in documents:
                 try:
-                    report = ws.ingest_url(item) if item.startswith(("http://", "https://")) else ws.ingest_pdf(Path(item))
+                    as_new = bool(getattr(args, "as_new", False))
+                    report = (ws.ingest_url(item, as_new=as_new) if _is_url(item)
+                              else ws.ingest_pdf(Path(item), as_new=as_new))
                     print(report)
                 except IngestionError as exc:
                     failed += 1
@@ -479,6 +488,16 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     return 0
 
 
+def _purge_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram purge``."""
+    _workspace_arg(p)
+    p.add_argument("--history", action="store_true", help="also delete superseded document versions for good")
+
+
+def cmd_purge(args: argparse.Namespace) -> int:
+    with _open(args) as ws:
+        print(ws.compact(drop_history=args.history))
+    return 0
 
 
 # --- engram dashboard: the Voila workbench (engram_widgets.dashboard) ----------------------------------
@@ -492,6 +511,10 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
                    help="largest websocket message in MB (uploads travel in one message; default 100)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
+    p.add_argument("--token", default=None,
+                   help="access token (default: a fresh random one, printed with the address, as Jupyter does)")
+    p.add_argument("--no-token", action="store_true",
+                   help="serve without a token (anyone who can reach the port can use the workspace)")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -499,21 +522,25 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, voila_command,
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
                                           voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
+    token = "" if args.no_token else (args.token or new_token())
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
-                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB)
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
     if args.print_command:
         print(shlex.join(command))
         return 0
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach this machine can use the workspace.",
-              file=sys.stderr)
-    print(f"Serving {path} at http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+        print(f"warning: serving on {args.host}: anyone who can reach this machine and "
+              f"{'knows the token' if token else 'the port'} can use the workspace.", file=sys.stderr)
+    if not token:
+        print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
+    query = f"?token={token}" if token else ""
+    print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
     return subprocess.call(command, env=voila_environment(path))
 
 
@@ -690,6 +717,8 @@ COMMANDS: tuple[Command, ...] = (
             _rm_args, cmd_rm),
     Command("reprocess", "run the document pipeline again on a stored original",
             _reprocess_args, cmd_reprocess),
+    Command("purge", "rewrite the graph and vector stores so deleted text is gone from disk",
+            _purge_args, cmd_purge),
     Command("migrate", "copy an embedded workspace into Neo4j, as a new workspace folder",
             _migrate_args, cmd_migrate),
     Command("export", "export the workspace graph (neo4j-admin import CSVs)",

@@ -87,6 +87,35 @@ class DocumentMetadata:
         return pd.DataFrame(rows, columns=["field", "value", "source", "confidence"])
 
 
+#: Passage kinds (``PassageRecord.kind``): ``text`` is prose; the others never produce entity links (author
+#: lists, affiliations, correspondence, reference entries, captions and table cells are not claims).
+PASSAGE_KINDS: tuple[str, ...] = ("text", "table", "caption", "front_matter", "back_matter", "references")
+#: Passage kinds that are stored and retrievable but never sent to entity extraction/linking.
+NO_LINK_PASSAGE_KINDS: frozenset[str] = frozenset({"table", "caption", "front_matter", "back_matter", "references"})
+
+
+@dataclass(frozen=True)
+class ParsedBlock:
+    """A non-prose block of a section: a table or a figure caption (each becomes its own passage).
+
+    Attributes
+    ----------
+    kind : ``"table"`` or ``"caption"``.
+    title : the caption (``"Table 1 Patient-provider relationship..."``), ``""`` when none was found.
+    text : the readable form: caption, then for a table one line per row (``header: value; ...``).
+    page : 1-based page.
+    header : a table's column names (empty for captions).
+    rows : a table's body rows, each a tuple of cell texts (``""`` for empty cells).
+    """
+
+    kind: str
+    title: str
+    text: str
+    page: int | None = None
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
 @dataclass(frozen=True)
 class ParsedSection:
     """A section of a parsed document.
@@ -99,6 +128,11 @@ class ParsedSection:
     page : 1-based page of the heading (None for web pages and plain text).
     page_starts : sorted ``(char offset, page)`` pairs: the text from each offset on lies on that page.
     retrievable : False for reference lists (kept in the graph, never chunked into passages).
+    level : heading level, 1 for main sections (``Methods``), 2 for their sub-sections, and so on; the
+        front matter is level 1.
+    parent : index (into :attr:`ParsedDocument.sections`) of the enclosing section, None at level 1.
+    blocks : tables and figure captions found in the section (each its own passage, never spliced into
+        ``text``).
     """
 
     title: str
@@ -107,6 +141,9 @@ class ParsedSection:
     page: int | None = None
     page_starts: tuple[tuple[int, int], ...] = ()
     retrievable: bool = True
+    level: int = 1
+    parent: int | None = None
+    blocks: tuple[ParsedBlock, ...] = ()
 
     def page_at(self, offset: int) -> int | None:
         """Page of the character at ``offset`` (None without page information)."""
@@ -127,6 +164,9 @@ class ParsedDocument:
     sections : sections in reading order.
     pages : number of pages (1 for web pages and plain text).
     warnings : things the parser noticed and worked around (dropped rotated text, repeated headers...).
+    problems : things that make the document less than complete (pages without text, suspected
+        truncation, characters that could not be read); a document with problems ends in status
+        ``complete_with_warnings``.
     """
 
     kind: str
@@ -134,12 +174,16 @@ class ParsedDocument:
     sections: list[ParsedSection]
     pages: int = 1
     warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per section: ``index, title, kind, page, chars, retrievable``."""
-        rows = [{"index": i, "title": s.title, "kind": s.kind, "page": s.page, "chars": len(s.text),
-                 "retrievable": s.retrievable} for i, s in enumerate(self.sections)]
-        return pd.DataFrame(rows, columns=["index", "title", "kind", "page", "chars", "retrievable"])
+        """One row per section: ``index, title, kind, level, parent, page, chars, tables, captions, retrievable``."""
+        columns = ["index", "title", "kind", "level", "parent", "page", "chars", "tables", "captions", "retrievable"]
+        rows = [{"index": i, "title": s.title, "kind": s.kind, "level": s.level, "parent": s.parent, "page": s.page,
+                 "chars": len(s.text), "tables": sum(b.kind == "table" for b in s.blocks),
+                 "captions": sum(b.kind == "caption" for b in s.blocks), "retrievable": s.retrievable}
+                for i, s in enumerate(self.sections)]
+        return pd.DataFrame(rows, columns=columns)
 
 
 # --- sentences: engram_kit.text.sentence_spans(text, line_breaks="blank") -----------------------------

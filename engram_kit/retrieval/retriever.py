@@ -41,7 +41,7 @@ from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import (
     EDGE_MEANING_COLUMNS,
     EdgeEvidence,
@@ -145,7 +145,7 @@ class Retriever:
     @property
     def schema(self) -> GraphSchema:
         """The store's domain layer (Hetionet's when the store does not say)."""
-        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+        return self.store.schema
 
     # ------------------------------------------------------------------------------------------
     def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
