@@ -127,7 +127,7 @@ def collect(units: list[Unit], *, progress: bool = False) -> pd.DataFrame:
                            max_candidates=settings.max_candidates)
     rows = []
     found: list = []
-    for corpus, doc, group in _documents(units):
+    for corpus, _doc, group in _documents(units):
         texts = [u.text for u in group]
         # a PDF is one document (short forms defined once hold in every passage); each abstract is its own
         found.extend(extractor.extract_many(texts, same_document=True) if corpus == "pdf"
