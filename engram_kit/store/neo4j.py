@@ -116,7 +116,7 @@ class Neo4jConfig:
     def from_env(cls, **overrides: Any) -> Neo4jConfig:
         """Build from ``NEO4J_URI``, ``NEO4J_USER`` (or ``NEO4J_USERNAME``), ``NEO4J_PASSWORD``, ``NEO4J_TOKEN``
         and ``NEO4J_DATABASE``; keyword arguments that are not None win over the environment."""
-        env = {
+        env: dict[str, Any] = {  # overrides may set batch_rows (int) or transaction_timeout_s (float) too
             "uri": os.environ.get(ENV_URI, ""),
             "user": os.environ.get(ENV_USER) or os.environ.get("NEO4J_USERNAME") or "neo4j",
             "password": os.environ.get(ENV_PASSWORD, ""),
