@@ -8,8 +8,8 @@ Conventions
 * ``damping`` is the probability of *following an edge* at each step of the random walk (NetworkX and
   igraph call it ``alpha``/``damping`` too). The restart probability (teleport back to the seed nodes) is
   ``1 - damping``. Some papers call the restart probability "alpha"; we never do.
-* Scores blended in the final passage ranking are each min-max normalised to [0, 1] over the candidate
-  passages first, so ``ppr_weight`` is a true share of the final score.
+* Passages are ranked by their PPR probability with entity seeds (share ``ppr_weight``) and first-stage
+  passage seeds (share ``1 - ppr_weight``); see :mod:`engram_kit.retrieval.ranking`.
 """
 
 from __future__ import annotations
@@ -40,15 +40,54 @@ class Settings:
         default=100, metadata={"help": "PPR iteration cap, >= 1 (power iteration converges in ~20 at d=0.5)."}
     )
     ppr_weight: float = field(
-        default=0.4,
-        metadata={"help": "Blend weight alpha of the (normalised) PPR score in the final passage score, in "
-                          "[0, 1]; the semantic similarity gets 1 - alpha. 0.4 as in ENGRAM."},
+        default=0.5,
+        metadata={"help": "Share alpha of the PPR restart mass on the question's entity seeds, in [0, 1]; the "
+                          "top first-stage passages get 1 - alpha (HippoRAG 2 seeds passage nodes beside "
+                          "phrase nodes). 1 = entity seeds only, 0 = passage seeds only. Questions without "
+                          "a resolved entity use passage seeds only. Default chosen by the BioASQ study "
+                          "(benchmarks/results/bioasq.md)."},
+    )
+    passage_seeds: int = field(
+        default=30,
+        metadata={"help": "First-stage passages (BM25 + dense, RRF-fused) seeded in PPR, >= 0, each weighted "
+                          "by its fused score. Default from the BioASQ study."},
+    )
+    hub_exponent: float = field(
+        default=0.5,
+        metadata={"help": "Hub control, >= 0: the PPR mass flowing into a passage through the graph is divided "
+                          "by the passage's weighted degree (its noun-phrase mentions) to this power, so long "
+                          "passages do not collect mass from every question. 0 = off. Default from the BioASQ "
+                          "ablation."},
+    )
+    seed_specificity: float = field(
+        default=0.5,
+        metadata={"help": "Specificity exponent, >= 0: an entity seed's weight is confidence * "
+                          "(knowledge-graph degree) ** -exponent, so generic hub nodes (Anatomy 'blood') cannot "
+                          "dominate the seeds. 0 = off (weights proportional to confidence). HippoRAG uses an "
+                          "IDF-like node specificity for the same purpose."},
+    )
+    kind_priors: bool = field(
+        default=True,
+        metadata={"help": "When one question mention matches several node kinds equally well, seed only the "
+                          "kind with the highest prior (Disease over Side Effect; see "
+                          "engram_kit.retrieval.question.KIND_PRIORS), recording the reason."},
+    )
+    rrf_k: float = field(
+        default=60.0,
+        metadata={"help": "Reciprocal-rank-fusion constant k of the hybrid first stage (BM25 + dense), > 0; 60 "
+                          "as in Cormack, Clarke & Buettcher (SIGIR 2009)."},
+    )
+    min_relevance: float = field(
+        default=0.25,
+        metadata={"help": "Absolute relevance floor in [-1, 1]: when the raw cosine of the question and its "
+                          "best passage is below it, the result is flagged off-topic. 0.25 for MiniLM, "
+                          "calibrated in benchmarks/results/bioasq.md (BioASQ questions vs off-topic ones)."},
     )
     top_k: int = field(default=10, metadata={"help": "Passages returned per question, >= 1."})
     candidate_pool: int = field(
         default=200,
-        metadata={"help": "Passages scored by both signals before the final top-k cut: the union of the "
-                          "top PPR passages and the top semantic neighbours, each this many, >= top_k."},
+        metadata={"help": "Passages ranked before the final top-k cut: the union of the top dense, "
+                          "top BM25 and top PPR passages, each this many, >= top_k."},
     )
     subgraph_nodes: int = field(
         default=40, metadata={"help": "Knowledge-graph nodes kept in the PPR-scored subgraph of a result."}
@@ -88,6 +127,11 @@ class Settings:
             ("ppr_tol", self.ppr_tol > 0.0, "a positive number such as 1e-6"),
             ("ppr_max_iter", self.ppr_max_iter >= 1, "an integer >= 1"),
             ("ppr_weight", 0.0 <= self.ppr_weight <= 1.0, "a weight in [0, 1]"),
+            ("passage_seeds", self.passage_seeds >= 0, "an integer >= 0"),
+            ("hub_exponent", self.hub_exponent >= 0.0, "a number >= 0 (0 = no hub control)"),
+            ("seed_specificity", self.seed_specificity >= 0.0, "a number >= 0 (0 = off)"),
+            ("rrf_k", self.rrf_k > 0.0, "a positive number such as 60"),
+            ("min_relevance", -1.0 <= self.min_relevance <= 1.0, "a cosine in [-1, 1]"),
             ("top_k", self.top_k >= 1, "an integer >= 1"),
             ("candidate_pool", self.candidate_pool >= self.top_k, "an integer >= top_k"),
             ("subgraph_nodes", self.subgraph_nodes >= 1, "an integer >= 1"),
