@@ -15,8 +15,8 @@ Conventions
 * ``damping`` is the probability of *following an edge* at each step of the random walk (NetworkX and
   igraph call it ``alpha``/``damping`` too). The restart probability (teleport back to the seed nodes) is
   ``1 - damping``. Some papers call the restart probability "alpha"; we never do.
-* Scores blended in the final passage ranking are each min-max normalised to [0, 1] over the candidate
-  passages first, so ``ppr_weight`` is a true share of the final score.
+* Passages are ranked by their PPR probability with entity seeds (share ``ppr_weight``) and first-stage
+  passage seeds (share ``1 - ppr_weight``); see :mod:`engram_kit.retrieval.ranking`.
 """
 
 from __future__ import annotations
@@ -82,16 +82,47 @@ class Settings:
         100, section="retrieval", unit="iterations", range=">= 1", check=_positive_int,
         source="engram-kit default", help="PPR iteration cap (power iteration needs ~20 at damping 0.5, CG fewer).")
     ppr_weight: float = setting(
-        0.4, section="retrieval", unit="weight", range="[0, 1]", check=_unit_interval, source="ENGRAM",
-        help="Blend weight alpha of the (min-max normalised) PPR score in the final passage score; the "
-             "semantic similarity gets 1 - alpha.")
+        0.5, section="retrieval", unit="share of restart mass", range="[0, 1]", check=_unit_interval,
+        source="HippoRAG 2 (Gutierrez et al., ICML 2025) design; value from the BioASQ study "
+               "(benchmarks/results/bioasq.md)",
+        help="Share alpha of the PPR restart mass on the question's entity seeds; the top first-stage passages "
+             "get 1 - alpha. 1 = entity seeds only, 0 = passage seeds only. Questions without a resolved entity "
+             "use passage seeds only.")
+    passage_seeds: int = setting(
+        30, section="retrieval", unit="passages", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit (BioASQ study)",
+        help="First-stage passages (BM25 + dense, RRF-fused) seeded in PPR, each weighted by its fused score.")
+    hub_exponent: float = setting(
+        0.5, section="retrieval", unit="exponent", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (BioASQ ablation)",
+        help="Hub control: the PPR mass flowing into a passage through the graph is divided by the passage's "
+             "weighted degree (its noun-phrase mentions) to this power, so long passages do not collect mass "
+             "from every question. 0 = off.")
+    seed_specificity: float = setting(
+        0.5, section="retrieval", unit="exponent", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="HippoRAG node specificity (Gutierrez et al., NeurIPS 2024), as a degree power",
+        help="An entity seed's weight is confidence * (knowledge-graph degree) ** -exponent, so generic hub "
+             "nodes (Anatomy 'blood') cannot dominate the seeds. 0 = off (weights proportional to confidence).")
+    kind_priors: bool = setting(
+        True, section="retrieval", source="engram-kit (engram_kit.retrieval.question.KIND_PRIORS)",
+        help="When one question mention matches several node kinds equally well, seed only the kind with the "
+             "highest prior (Disease over Side Effect), recording the reason on the resolved entity.")
+    rrf_k: float = setting(
+        60.0, section="retrieval", unit="rank offset", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="Cormack, Clarke & Buettcher (SIGIR 2009)",
+        help="Reciprocal-rank-fusion constant k of the hybrid first stage (BM25 + dense).")
+    min_relevance: float = setting(
+        0.25, section="retrieval", unit="cosine", range="[-1, 1]", check=lambda v, _: -1.0 <= float(v) <= 1.0,
+        source="engram-kit, MiniLM; calibration in benchmarks/results/bioasq.md",
+        help="Absolute relevance floor: when the raw cosine of the question and its best passage is below it, "
+             "the result is flagged off-topic (RetrievalResult.on_topic False).")
     top_k: int = setting(10, section="retrieval", unit="passages", range=">= 1", check=_positive_int,
                          source="engram-kit", help="Passages returned per question.")
     candidate_pool: int = setting(
         200, section="retrieval", unit="passages", range=">= top_k", check=lambda v, s: int(v) >= s.top_k,
         source="engram-kit",
-        help="Passages scored by both signals before the final top-k cut: the union of the top PPR passages and "
-             "the top semantic neighbours, each this many.")
+        help="Passages ranked before the final top-k cut: the union of the top dense, top BM25 and top PPR "
+             "passages, each this many.")
     subgraph_nodes: int = setting(40, section="retrieval", unit="nodes", range=">= 1", check=_positive_int,
                                   source="engram-kit (readable inline graph)",
                                   help="Knowledge-graph nodes kept in the PPR-scored subgraph of a result.")

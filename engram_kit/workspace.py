@@ -54,7 +54,8 @@ from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
-from engram_kit.retrieval.retriever import PPREngine, Retriever
+from engram_kit.retrieval.lexical import LexicalIndex
+from engram_kit.retrieval.retriever import PPREngine, Retriever, build_lexical_index
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
@@ -309,12 +310,21 @@ class Workspace:
             self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
         return self._index[1]
 
+    def lexical_index(self) -> LexicalIndex:
+        """The BM25 index of the passages (hybrid first stage), rebuilt only when the literature changed."""
+        version = int(self._read_manifest().get("literature_version", 0))
+        cached = self.__dict__.get("_lexical")
+        if cached is None or cached[0] != version:
+            cached = self.__dict__["_lexical"] = (version, build_lexical_index(self.store, self.vectors))
+        return cached[1]
+
     def retriever(self, *, store: GraphStore | None = None) -> Retriever:
         """A :class:`Retriever` over this workspace, with its PPR engine (GDS on Neo4j, else CSR). ``store``
         replaces the workspace's store for the reads (the agents pass a lock-serialised wrapper)."""
         return Retriever(store=store or self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
-                         ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
+                         ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"],
+                         lexical=self.lexical_index)
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,

@@ -66,19 +66,18 @@ def test_ppr_scores_sum_to_one_and_seed_ranks_high(workspace):
     assert result.scores[two_hop] > result.scores[unreachable[0]]
 
 
-def test_blend_weight_extremes_follow_each_signal(workspace):
+def test_scores_are_relative_and_alpha_moves_the_restart_mass(workspace):
     q = "Does metformin affect tumour growth through TP53?"
-    ppr_only = workspace.retrieve(q, alpha=1.0, top_k=8)
-    sem_only = workspace.retrieve(q, alpha=0.0, top_k=8)
-    ppr_raw = [p.ppr_raw for p in ppr_only.passages]
-    sem_raw = [p.semantic_raw for p in sem_only.passages]
-    assert ppr_raw == sorted(ppr_raw, reverse=True)
-    assert sem_raw == sorted(sem_raw, reverse=True)
-    for p in ppr_only.passages:
-        assert p.score == pytest.approx(p.ppr_score)
-    blended = workspace.retrieve(q, alpha=0.4, top_k=8)
-    for p in blended.passages:
-        assert p.score == pytest.approx(0.4 * p.ppr_score + 0.6 * p.semantic_score)
+    entity_only = workspace.retrieve(q, alpha=1.0, top_k=8)
+    passage_only = workspace.retrieve(q, alpha=0.0, top_k=8)
+    assert entity_only.alpha == 1.0 and passage_only.alpha == 0.0
+    for result in (entity_only, passage_only):
+        scores = [p.score for p in result.passages]
+        assert scores == sorted(scores, reverse=True)
+        assert scores[0] == pytest.approx(1.0) and all(0.0 <= s <= 1.0 for s in scores)
+    # entity seeds only: the ranking is the walk from metformin/TP53, so the top hits mention a seed's
+    # neighbourhood rather than copying the text ranking of passage seeds
+    assert [p.passage_id for p in entity_only.passages] != [p.passage_id for p in passage_only.passages]
 
 
 def test_source_filter(workspace):
@@ -93,8 +92,9 @@ def test_source_filter(workspace):
 def test_question_without_entities_falls_back_to_semantic(workspace):
     result = workspace.retrieve("How were the patients followed up over time?")
     assert result.entities == []
-    assert "semantic similarity only" in result.fallback
+    assert "without knowledge-graph seeds" in result.fallback
     assert result.passages and result.alpha == 0.0
+    assert result.on_topic and result.relevance > workspace.settings.min_relevance
 
 
 @pytest.mark.parametrize("question", ["", "   ", "x" * 2001])

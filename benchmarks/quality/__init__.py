@@ -56,6 +56,8 @@ STUDIES: dict[str, Study] = {
               "benchmarks.quality.ner:run"),
         Study("retrieval", "retrieval on PubMedQA: BM25, dense, PPR, blend and ablations (issue 7, item 2)",
               "benchmarks.quality.retrieval:run"),
+        Study("bioasq", "retrieval on BioASQ 12b dev: default vs dense, BM25, fusion, ablations (issue 13)",
+              "benchmarks.quality.bioasq:run"),
         Study("ppr", "hub drift and PPR diagnostics (issue 7, item 3)", "benchmarks.quality.ppr_diagnostics:run"),
         Study("repurposing", "Hetionet Compound-treats-Disease hold-out ranking vs degree prior (issue 7, item 4)",
               "benchmarks.quality.repurposing:run"),

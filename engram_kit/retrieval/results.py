@@ -191,6 +191,7 @@ class ResolvedEntity:
     confidence: float
     method: str
     seed_weight: float
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -233,9 +234,13 @@ class EvidencePath:
 class PassageHit:
     """One ranked passage with both component scores.
 
-    ``ppr_score`` and ``semantic_score`` are min-max normalised to [0, 1] over the candidate pool;
-    ``score = alpha * ppr_score + (1 - alpha) * semantic_score``. ``ppr_raw`` is the passage node's
-    PPR probability; ``semantic_raw`` the cosine similarity of question and passage embeddings.
+    ``score`` is the ranking score (PPR probability with hub control, see
+    :mod:`engram_kit.retrieval.ranking`) divided by the best candidate's, in [0, 1]: relative to this
+    question only (the absolute relevance is ``RetrievalResult.relevance``). ``ppr_score`` is the
+    graph's share (the hub-controlled inflow through shared phrases and entities, min-max normalised over
+    the candidates) and ``semantic_score`` the min-max normalised cosine; ``ppr_raw`` is the passage's PPR
+    probability (its own restart mass included); ``semantic_raw`` the cosine similarity of question and
+    passage embeddings.
     """
 
     rank: int
@@ -283,6 +288,11 @@ class RetrievalResult:
     graph : schema name of the knowledge graph (``"hetionet"`` or ``"kgx"``).
     graph_name : display name of the knowledge graph for citations (the workspace manifest's
         ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``; ``"Hetionet"`` for Hetionet).
+    relevance : absolute relevance, the raw cosine in [-1, 1] of the question and its best passage (NaN
+        when nothing was ranked). Unlike ``score`` (relative to the other hits) it is comparable across
+        questions.
+    on_topic : False when ``relevance`` is below ``Settings.min_relevance``: the corpus holds nothing about
+        the question and the hits are only the least unrelated passages (``fallback`` says so too).
     """
 
     question: str
@@ -300,6 +310,8 @@ class RetrievalResult:
     unresolved: list[str] = field(default_factory=list)
     graph: str = "hetionet"
     graph_name: str = "Hetionet"
+    relevance: float = float("nan")
+    on_topic: bool = True
 
     def edge_evidence(self) -> list[EdgeEvidence]:
         """The subgraph edges as :class:`EdgeEvidence` records, in frame order."""

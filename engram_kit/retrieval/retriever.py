@@ -1,16 +1,18 @@
-"""Question -> entities -> seeded Personalized PageRank -> blended passage ranking, with its trail.
+"""Question -> seeds -> Personalized PageRank over graph + passages -> ranked passages, with its trail.
 
-Method (after HippoRAG, Gutierrez et al. 2024, and ENGRAM's blended ranking):
+Method (HippoRAG 2, Gutierrez et al. 2025, adapted; details and sources in :mod:`engram_kit.retrieval.ranking`):
 
-1. Entities in the question are found by the gazetteer and resolved to graph nodes; each resolved
-   entity becomes a seed node with weight proportional to its resolution confidence.
-2. PPR runs over the combined graph (knowledge graph + NounPhrase + Passage nodes); a passage's PPR
-   score is the stationary probability of its node, i.e. how much relevance flows into it through
-   the entities it mentions and their graph neighbourhood.
-3. A candidate pool (top PPR passages united with the top semantic neighbours of the question) is
-   scored by both signals, each min-max normalised over the pool, and ranked by
-   ``alpha * ppr + (1 - alpha) * semantic`` (``alpha`` = ``Settings.ppr_weight``, default 0.4).
-4. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
+1. Entities in the question are found by the gazetteer and resolved to graph nodes; kind priors pick one
+   reading when a name matches several kinds and seed weights reflect specificity
+   (:mod:`engram_kit.retrieval.question`). Users can pin (``seeds=``) or drop (``exclude=``) seeds.
+2. A hybrid first stage ranks passages by BM25 (:mod:`engram_kit.retrieval.lexical`) and by dense cosine,
+   fused by reciprocal rank.
+3. PPR runs over the combined graph (knowledge graph + NounPhrase + Passage nodes) from the entity seeds
+   (share ``alpha`` = ``Settings.ppr_weight`` of the restart mass) and the top fused passages (the rest).
+4. Passages are ranked by their stationary probability, the graph inflow divided by passage degree to a
+   power (hub control). The raw cosine of the best passage is the absolute relevance: below
+   ``Settings.min_relevance`` the result says the question looks off-topic.
+5. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
    seeds to each passage, and the hub-drift diagnostic (share of PPR mass on the top 1% of nodes).
    Every subgraph edge and path hop carries its meaning (predicate, direction, knowledge sources,
    publications, qualifiers; see :func:`~engram_kit.retrieval.results.with_edge_meaning`).
@@ -20,7 +22,8 @@ Negated assertions (Biolink ``negated = true``) are not in the PPR graph, so rel
 out too unless ``retrieve(..., include_negated=True)``, which adds the negated edges among the subgraph's
 nodes, flagged ``negated = True`` (shown, never walked).
 
-When no entity resolves, retrieval falls back to semantic ranking alone and says so in ``fallback``.
+When no entity resolves, PPR runs from the passage seeds alone (the walk still links passages through
+shared noun phrases) and ``fallback`` says so.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -40,7 +43,18 @@ from engram_kit.extraction import EntityExtractor
 from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.retrieval.graph_index import GraphIndex
+from engram_kit.retrieval.lexical import LexicalIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
+from engram_kit.extraction.gazetteer import ENGLISH_STOPWORDS
+from engram_kit.retrieval.question import (
+    SeedCandidate,
+    biomedical_terms,
+    check_pins,
+    choose_readings,
+    seed_weights,
+    variant_candidates,
+)
+from engram_kit.retrieval.ranking import graph_passage_scores, passage_seed_vector, ranks_of, relevance_of, rrf
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import (
     EDGE_MEANING_COLUMNS,
@@ -115,6 +129,8 @@ class Retriever:
     embedder : the passage embedder (the question is embedded with the same model).
     settings : PPR and ranking parameters (see :class:`~engram_kit.settings.Settings`).
     ppr_engine : where PPR runs (:class:`PPREngine`); default :class:`CSRPPREngine`, the embedded solver.
+    lexical : a callable returning the current :class:`LexicalIndex` (BM25 over the passages; the workspace
+        caches it per literature version); default: built from the store on first use.
     graph_name : the knowledge graph's display name for citations (``Workspace`` passes its manifest's
         ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``); default :func:`default_graph_name`.
     """
@@ -131,6 +147,7 @@ class Retriever:
         settings: Settings,
         ppr_engine: PPREngine | None = None,
         graph_name: str | None = None,
+        lexical: Callable[[], LexicalIndex] | None = None,
     ) -> None:
         self.store = store
         self.vectors = vectors
@@ -141,6 +158,8 @@ class Retriever:
         self.settings = settings
         self.ppr_engine: PPREngine = ppr_engine or CSRPPREngine()
         self.graph_name = graph_name or default_graph_name(self.schema)
+        self._lexical = lexical
+        self._own_lexical: LexicalIndex | None = None
 
     @property
     def schema(self) -> GraphSchema:
@@ -148,43 +167,103 @@ class Retriever:
         return self.store.schema
 
     # ------------------------------------------------------------------------------------------
-    def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
-        """Resolve the question's mentions to graph nodes present in ``index``.
+    def resolve_question(self, question: str, index: GraphIndex, *, pinned: Mapping[str, float] | None = None,
+                         exclude: set[str] | None = None, kind_priors: bool | None = None,
+                         specificity: float | None = None) -> tuple[list[ResolvedEntity], list[str]]:
+        """Resolve the question's mentions to seed nodes present in ``index`` (see
+        :mod:`engram_kit.retrieval.question`).
 
-        Returns the resolved entities (seed weights normalised to sum to 1; one seed per distinct
-        node, keeping its most confident mention) and the mention texts that did not resolve.
+        Parameters
+        ----------
+        question : the question text.
+        index : the graph PPR runs on (a node outside it cannot seed).
+        pinned : node id -> weight the user adds as seeds (method ``"pinned"``).
+        exclude : node ids never used as seeds.
+        kind_priors, specificity : override ``Settings.kind_priors`` / ``Settings.seed_specificity`` (ablations).
+
+        Returns
+        -------
+        (entities, unresolved)
+            One entity per distinct seed node (its most confident mention, ``reason`` saying why this
+            reading), seed weights summing to 1, heaviest first; and the mention texts that did not resolve
+            plus biomedical-looking question words no resolved mention covers.
+
+        Raises
+        ------
+        QueryError
+            If a pinned node is not in the graph.
         """
+        kind_priors = self.settings.kind_priors if kind_priors is None else kind_priors
+        specificity = self.settings.seed_specificity if specificity is None else specificity
+        exclude = exclude or set()
         best: dict[str, tuple[float, ResolvedEntity]] = {}
         unresolved: list[str] = []
         # A CURIE or node id typed in the question ("HGNC:10848", "DOID:1612") names exactly that node.
         for match in IDENTIFIER_IN_TEXT.finditer(question):
             for node_id in self.resolver.by_identifier(match.group(0)):
-                if index.index_of(node_id) is not None:
+                if index.index_of(node_id) is not None and node_id not in exclude:
                     name, kind = self.resolver.node(node_id) or (node_id, "")
                     best[node_id] = (1.0, ResolvedEntity(match.group(0), match.start(), match.end(), node_id, name,
-                                                         kind, 1.0, "identifier", 0.0))
+                                                         kind, 1.0, "identifier", 0.0, "identifier in the question"))
+        # Readings per question span, from the gazetteer + resolver and from the lexicon variants entity search
+        # also finds (prefixes, undefined abbreviations); longer spans win ("high blood pressure" over "blood").
+        groups: dict[tuple[int, int], list[SeedCandidate]] = {}
+        texts: dict[tuple[int, int], str] = {}
         for mention in self.extractor.extract(question):
-            candidates = [
-                c for c in self.resolver.resolve(mention, context=question)
+            span = (mention.start, mention.end)
+            texts[span] = mention.text
+            groups.setdefault(span, []).extend(
+                SeedCandidate(mention.text, mention.start, mention.end, c.node_id, c.name, c.kind,
+                              float(c.confidence), c.method)
+                for c in self.resolver.resolve(mention, context=question)
                 if c.confidence >= self._seed_threshold(c.method) and index.index_of(c.node_id) is not None
-            ]
-            if not candidates:
-                unresolved.append(mention.text)
+                and c.node_id not in exclude)
+        lexicon = getattr(self.resolver, "lexicon", None)
+        if lexicon is not None:
+            for cand in variant_candidates(question, lexicon, self._sorted_keys(lexicon), (), ENGLISH_STOPWORDS):
+                if index.index_of(cand.node_id) is not None and cand.node_id not in exclude:
+                    texts[(cand.start, cand.end)] = cand.mention
+                    groups.setdefault((cand.start, cand.end), []).append(cand)
+        covered: list[tuple[int, int]] = []
+        for span in sorted(groups, key=lambda sp: (-(sp[1] - sp[0]), sp[0])):
+            if not groups[span] or any(s < span[1] and span[0] < e for s, e in covered):
                 continue
-            top = candidates[0]
-            # Ties in confidence (an ambiguous alias) keep every tied candidate as a seed: PPR then
-            # spreads over all readings instead of guessing one.
-            for cand in (c for c in candidates if c.confidence >= top.confidence - 1e-9):
-                entity = ResolvedEntity(mention.text, mention.start, mention.end, cand.node_id, cand.name,
-                                        cand.kind, float(cand.confidence), cand.method, 0.0)
+            covered.append(span)
+            for cand, why in choose_readings(sorted(groups[span], key=lambda c: -c.confidence),
+                                             use_kind_priors=kind_priors):
+                entity = ResolvedEntity(cand.mention, cand.start, cand.end, cand.node_id, cand.name, cand.kind,
+                                        cand.confidence, cand.method, 0.0, why)
                 if cand.node_id not in best or best[cand.node_id][0] < cand.confidence:
                     best[cand.node_id] = (cand.confidence, entity)
-        total = sum(conf for conf, _ in best.values())
-        entities = [
-            ResolvedEntity(**{**e.__dict__, "seed_weight": conf / total}) for conf, e in best.values()
-        ]
+        for span, text in texts.items():
+            if not any(s <= span[0] and span[1] <= e for s, e in covered) and text not in unresolved:
+                unresolved.append(text)
+        for node_id, weight in (pinned or {}).items():
+            if index.index_of(node_id) is None:
+                raise QueryError(f"Pinned seed {node_id!r} is not a node of this workspace's graph; find its id "
+                                 "with ws.search_entities(name).")
+            name, kind = self.resolver.node(node_id) or (node_id, "")
+            best[node_id] = (weight, ResolvedEntity(name, 0, 0, node_id, name, kind, 1.0, "pinned", 0.0,
+                                                    "pinned by the user"))
+        unresolved += [w for w in biomedical_terms(question, covered) if w not in unresolved]
+        if not best:
+            return [], unresolved
+        ids = list(best)
+        conf = np.array([best[n][0] for n in ids])
+        degree = np.array([float(index.graph.degree[index.index_of(n)]) for n in ids])
+        # Pins keep their own weight: specificity only discounts what the parser chose.
+        pins = np.array([best[n][1].method == "pinned" for n in ids])
+        weights = seed_weights(conf, np.where(pins, 1.0, degree), specificity)
+        entities = [ResolvedEntity(**{**best[n][1].__dict__, "seed_weight": float(w)}) for n, w in zip(ids, weights)]
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
+
+    def _sorted_keys(self, lexicon) -> list[str]:  # noqa: ANN001 - Lexicon
+        """The lexicon's keys, sorted once (prefix look-ups by bisection, as in entity search)."""
+        cached = self.__dict__.get("_keys")
+        if cached is None or cached[0] is not lexicon:
+            cached = self.__dict__["_keys"] = (lexicon, sorted(lexicon.keys()))
+        return cached[1]
 
     def _seed_threshold(self, method: str) -> float:
         """Confidence a candidate needs to become a seed: stricter for fuzzy methods."""
@@ -200,6 +279,8 @@ class Retriever:
         alpha: float | None = None,
         extra_seeds: Mapping[str, float] | None = None,
         include_negated: bool = False,
+        seeds: Mapping[str, float] | Sequence[str] | None = None,
+        exclude: Sequence[str] | set[str] | None = None,
     ) -> RetrievalResult:
         """Rank passages for ``question``.
 
@@ -208,15 +289,20 @@ class Retriever:
         question : natural-language question, 1 .. 2,000 characters.
         source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
         top_k : passages to return (default ``Settings.top_k``).
-        alpha : PPR share of the blended score in [0, 1] (default ``Settings.ppr_weight``).
-        extra_seeds : node id -> weight added to the seed vector (e.g. session memory), weights >= 0.
+        alpha : share of the PPR restart mass on the question's entity seeds in [0, 1], the rest on the top
+            first-stage passages (default ``Settings.ppr_weight``; see :mod:`engram_kit.retrieval.ranking`).
+        extra_seeds : node id -> weight added to the entity seeds (e.g. session memory), weights >= 0.
+        seeds : nodes the user pins as seeds (``{node_id: weight}`` or a list of node ids, weight 1), added to
+            the parsed ones; each appears among ``entities`` with method ``"pinned"``.
+        exclude : node ids never used as seeds (a wrong reading the user drops).
         include_negated : also list the negated assertions among the subgraph's nodes in
             ``subgraph_edges`` (flagged ``negated``). They never carry PPR relevance either way.
 
         Raises
         ------
         QueryError
-            Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1.
+            Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1, a negative
+            pinned weight, or a pinned node that is not in the graph.
         """
         question = (question or "").strip()
         if not question:
@@ -228,79 +314,143 @@ class Retriever:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
         alpha = self.settings.ppr_weight if alpha is None else float(alpha)
         if not 0.0 <= alpha <= 1.0:
-            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the PPR share of the blended score.")
+            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the entity seeds' share of the PPR restart mass.")
         if top_k is not None and top_k < 1:
             raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
+        pinned, excluded = check_pins(seeds, exclude)
         timings: dict[str, float] = {}
+        settings = self.settings
 
         t0 = time.perf_counter()
         index = self._index()
-        entities, unresolved = self.resolve_question(question, index)
-        seeds: dict[int, float] = {}
+        entities, unresolved = self.resolve_question(question, index, pinned=pinned, exclude=excluded)
+        entity_seeds: dict[int, float] = {}
         for entity in entities:
-            seeds[index.index_of(entity.node_id)] = entity.seed_weight  # type: ignore[index]
+            entity_seeds[index.index_of(entity.node_id)] = entity.seed_weight  # type: ignore[index]
         for node_id, weight in (extra_seeds or {}).items():
             i = index.index_of(node_id)
-            if i is not None and weight > 0:
-                seeds[i] = seeds.get(i, 0.0) + float(weight)
+            if i is not None and weight > 0 and node_id not in excluded:
+                entity_seeds[i] = entity_seeds.get(i, 0.0) + float(weight)
         timings["resolve"] = time.perf_counter() - t0
 
-        fallback = ""
+        # ---- hybrid first stage: dense + BM25 pools, fused by reciprocal rank
         t0 = time.perf_counter()
-        if seeds:
-            ppr = self.ppr_engine.run(index, seeds, self.settings)
-            scores, iterations = ppr.scores, ppr.iterations
-            hub_mass = float(top_share(scores, self.settings.hub_fraction))
-        else:
+        q_vec = self.embedder.encode([question])[0]
+        where = None if source == "all" else source
+        semantic = dict(self.vectors.query(q_vec, settings.candidate_pool, source=where))
+        timings["semantic"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        lexical = self.lexical_index()
+        bm25_all = lexical.scores(question)
+        bm25_pos = {p: i for i, p in enumerate(lexical.passage_ids.tolist())}
+        bm25_top = lexical.top(question, settings.candidate_pool, source=where)
+        timings["lexical"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        first = list(dict.fromkeys([*semantic, *bm25_top]))
+        self._fill_cosines(semantic, first, q_vec)
+        first = [p for p in first if p in semantic]  # a passage without a vector cannot be ranked
+        cos = np.array([semantic[p] for p in first], dtype=np.float64)
+        bm25 = np.array([bm25_all[bm25_pos[p]] if p in bm25_pos else 0.0 for p in first], dtype=np.float64)
+        fused = rrf([ranks_of(cos), ranks_of(bm25, present=bm25 > 0)], k=settings.rrf_k)
+
+        # ---- PPR seeded by the question's entities (share alpha) and the top fused passages (1 - alpha)
+        graph_node = dict(zip(index.passage_ids.tolist(), index.passage_nodes.tolist()))
+        p_seed = passage_seed_vector(fused, settings.passage_seeds)
+        entity_share = alpha if entity_seeds else 0.0
+        passage_share = 1.0 - entity_share if p_seed.any() else 0.0
+        if passage_share == 0.0 and entity_seeds:
+            entity_share = 1.0
+        restart_vec: dict[int, float] = {}
+        total_e = sum(entity_seeds.values())
+        for i, w in entity_seeds.items():
+            restart_vec[i] = entity_share * w / total_e
+        for j in np.flatnonzero(p_seed):
+            node = graph_node.get(first[j])
+            if node is not None:
+                restart_vec[node] = restart_vec.get(node, 0.0) + passage_share * float(p_seed[j])
+        timings["rank"] = time.perf_counter() - t0
+
+        fallback = ""
+        if not entity_seeds:
             fallback = ("No entity in the question resolved to the knowledge graph"
                         + (f" (unresolved: {', '.join(unresolved)})" if unresolved else "")
-                        + "; passages are ranked by semantic similarity only.")
-            scores, iterations, hub_mass = np.zeros(index.graph.n_nodes, dtype=np.float32), 0, 0.0
+                        + "; passages are ranked by the text first stage (BM25 + dense) and the phrases they "
+                          "share, without knowledge-graph seeds.")
+        t0 = time.perf_counter()
+        in_graph = sum(restart_vec.values())
+        if restart_vec and in_graph > 0:
+            ppr = self.ppr_engine.run(index, restart_vec, settings)
+            # PPR normalises its restart vector; scale back so that graph passages and passages outside the
+            # graph (which keep just their restart mass) share one scale.
+            scores = ppr.scores.astype(np.float64) * in_graph
+            iterations = ppr.iterations
+            hub_mass = float(top_share(ppr.scores, settings.hub_fraction))
+        else:
+            scores, iterations, hub_mass = np.zeros(index.graph.n_nodes, dtype=np.float64), 0, 0.0
         timings["ppr"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        q_vec = self.embedder.encode([question])[0]
-        semantic = dict(self.vectors.query(q_vec, self.settings.candidate_pool,
-                                           source=None if source == "all" else source))
-        timings["semantic"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        mask = np.ones(len(index.passage_ids), dtype=bool)
-        if source != "all":
-            mask = index.passage_sources == source
-        passage_ppr = scores[index.passage_nodes[mask]] if len(index.passage_nodes) else np.zeros(0)
-        passage_ids = index.passage_ids[mask]
-        ppr_by_id: dict[str, float] = {}
-        if seeds and passage_ppr.size:
-            order = np.argsort(-passage_ppr)[: self.settings.candidate_pool]
-            ppr_by_id = {str(passage_ids[i]): float(passage_ppr[i]) for i in order if passage_ppr[i] > 0}
-        pool = list(dict.fromkeys([*ppr_by_id, *semantic]))
-        missing = [p for p in pool if p not in semantic]
-        if missing:
-            vectors = self.vectors.get_embeddings(missing)
-            for pid, vec in vectors.items():
-                semantic[pid] = float(np.dot(vec, q_vec))
-        pool = [p for p in pool if p in semantic]  # a passage without a vector cannot be blended
-        full_ppr = dict(zip(index.passage_ids.tolist(), scores[index.passage_nodes].tolist())) if seeds else {}
-        ppr_raw = np.array([full_ppr.get(p, 0.0) for p in pool], dtype=np.float64)
-        sem_raw = np.array([semantic[p] for p in pool], dtype=np.float64)
-        effective_alpha = alpha if seeds else 0.0
-        ppr_norm, sem_norm = _minmax(ppr_raw), _minmax(sem_raw)
-        blended = effective_alpha * ppr_norm + (1.0 - effective_alpha) * sem_norm
-        order = np.argsort(-blended, kind="stable")[:top_k]
+        mask = np.ones(len(index.passage_ids), dtype=bool) if source == "all" else index.passage_sources == source
+        graph_ids = index.passage_ids[mask]
+        graph_ppr = scores[index.passage_nodes[mask]] if len(index.passage_nodes) else np.zeros(0)
+        extra = []
+        if graph_ppr.size:
+            order = np.argsort(-graph_ppr)[: settings.candidate_pool]
+            extra = [str(graph_ids[i]) for i in order if graph_ppr[i] > 0 and str(graph_ids[i]) not in semantic]
+        self._fill_cosines(semantic, extra, q_vec)
+        pool = first + [p for p in extra if p in semantic]
+        n_first = len(first)
+        restart = np.zeros(len(pool))
+        restart[:n_first] = (1.0 - settings.damping) * passage_share * p_seed
+        ppr_pool = np.array([scores[graph_node[p]] if p in graph_node else 0.0 for p in pool])
+        degree = np.array([index.graph.degree[graph_node[p]] if p in graph_node else 0.0 for p in pool])
+        ppr_pool = np.maximum(ppr_pool, restart)  # a seeded passage outside the graph keeps its restart mass
+        final = graph_passage_scores(ppr_pool, restart, degree, settings.hub_exponent)
+        fused_pool = np.concatenate([fused, np.zeros(len(pool) - n_first)])
+        # ties (e.g. passages no walk reached) fall back to the first-stage order
+        order = np.lexsort((-fused_pool, -final))[:top_k]
         chosen = [pool[i] for i in order]
-        timings["rank"] = time.perf_counter() - t0
+        sem_raw = np.array([semantic[p] for p in pool], dtype=np.float64)
+        top_cos = float(sem_raw.max()) if sem_raw.size else float("nan")
+        relevance, on_topic = relevance_of(top_cos, settings.min_relevance) if sem_raw.size else (top_cos, False)
+        if sem_raw.size and not on_topic:
+            fallback = ((fallback + " ") if fallback else "") + (
+                f"Low relevance: the best passage's cosine similarity to the question is {relevance:.2f}, below "
+                f"{settings.min_relevance:.2f}; the corpus probably holds nothing about this question.")
+        peak = float(final.max()) if final.size and final.max() > 0 else 1.0
+        rel_score = final / peak
+        inflow_norm = _minmax(np.maximum(final - restart, 0.0))
+        timings["rank"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        passages = self._passage_hits(chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,
-                                      index, scores, set(seeds))
-        nodes, edges = (self._subgraph(index, scores, set(seeds), include_negated=include_negated) if seeds
+        seed_nodes = set(entity_seeds)
+        passages = self._passage_hits(chosen, order, rel_score, inflow_norm, _minmax(sem_raw), ppr_pool, sem_raw,
+                                      index, scores, seed_nodes)
+        nodes, edges = (self._subgraph(index, scores, seed_nodes, include_negated=include_negated) if seed_nodes
                         else (_empty_nodes(), _empty_edges()))
         timings["subgraph"] = time.perf_counter() - t0
-        return RetrievalResult(question, source, effective_alpha, self.settings.damping, entities, passages,
+        return RetrievalResult(question, source, entity_share, settings.damping, entities, passages,
                                nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
-                               graph=self.schema.name, graph_name=self.graph_name)
+                               graph=self.schema.name, graph_name=self.graph_name, relevance=relevance,
+                               on_topic=on_topic)
+
+    def _fill_cosines(self, semantic: dict[str, float], ids: list[str], q_vec: np.ndarray) -> None:
+        """Add the question cosine of passages in ``ids`` that the dense pool did not return (in place)."""
+        missing = [p for p in ids if p not in semantic]
+        if missing:
+            for pid, vec in self.vectors.get_embeddings(missing).items():
+                semantic[pid] = float(np.dot(vec, q_vec))
+
+    def lexical_index(self) -> LexicalIndex:
+        """The BM25 index of the passages (from the ``lexical`` callable given at construction, else built
+        once from the store's passages and kept)."""
+        if self._lexical is not None:
+            return self._lexical()
+        if self._own_lexical is None:
+            self._own_lexical = build_lexical_index(self.store, self.vectors)
+        return self._own_lexical
 
     # ------------------------------------------------------------------------------------------
     def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
@@ -445,6 +595,15 @@ class Retriever:
             return nodes, _empty_edges()
         stored = self.store.edges_among(ids, include_negated=True) if include_negated else self.store.edges_among(ids)
         return nodes, with_edge_meaning(stored, self.schema)
+
+
+def build_lexical_index(store: GraphStore, vectors: VectorStore) -> LexicalIndex:
+    """A :class:`LexicalIndex` over every passage with a vector (the passages retrieval can rank)."""
+    ids = sorted(vectors.ids())
+    rows = store.get_passages(ids) if ids else pd.DataFrame(columns=["id", "text", "source"])
+    rows = rows.set_index("id") if not rows.empty else rows
+    kept = [p for p in ids if p in rows.index]
+    return LexicalIndex(kept, [str(rows.at[p, "text"]) for p in kept], [str(rows.at[p, "source"]) for p in kept])
 
 
 def _int_or_none(value: object) -> int | None:
