@@ -218,15 +218,21 @@ def score(gold: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def gold_units(gold: pd.DataFrame) -> list[Unit]:
+    """The units of the documents the gold file samples from (scoring needs no others)."""
+    docs = set(zip(gold["corpus"], gold["doc"]))
+    return [u for u in all_units() if (u.corpus, u.doc) in docs]
+
+
 def run(options: StudyOptions) -> StudyResult:
     """Collect the current links, score them against the gold file and write ``linking_audit.md``."""
     started = time.perf_counter()
-    links = collect(all_units(), progress=options.progress)
     gold = read_gold()
+    links = collect(gold_units(gold), progress=options.progress)
     table = score(gold, links)
     body = [
         "- Gold: `benchmarks/quality/data/linking_audit.tsv`, hand-judged once (see the module docstring).",
-        f"- Links collected now: {len(links)} linked mention occurrences "
+        f"- Links collected now (documents of the gold file): {len(links)} linked mention occurrences "
         f"({(links['corpus'] == 'pdf').sum()} in PDF passages, {(links['corpus'] == 'abstract').sum()} in abstracts).",
         "", "## Precision on the audited sample", "", markdown_table(table.to_dict("records")), "",
     ]
@@ -242,10 +248,11 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.quality.linking_audit", description=main.__doc__)
     parser.add_argument("--dump", type=Path, default=None, help="write the current links as TSV and stop")
+    parser.add_argument("--gold-docs", action="store_true", help="with --dump: only the documents of the gold file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     if args.dump is not None:
-        links = collect(all_units(), progress=True)
+        links = collect(gold_units(read_gold()) if args.gold_docs else all_units(), progress=True)
         args.dump.parent.mkdir(parents=True, exist_ok=True)
         links.to_csv(args.dump, sep="\t", index=False)
         print(f"{len(links)} links -> {args.dump}")
