@@ -94,9 +94,9 @@ def abstract_units(path: Path = ABSTRACTS) -> Iterator[Unit]:
 
 def sentence_of(text: str, start: int, end: int) -> str:
     """The sentence holding ``text[start:end]`` (whitespace collapsed), by the product's sentence splitter."""
-    from engram_kit.ingestion.chunking import split_sentences
+    from engram_kit.text import sentence_spans
 
-    for s, e in split_sentences(text):
+    for s, e in sentence_spans(text):
         if s <= start and end <= e:
             return " ".join(text[s:e].split())
     return " ".join(text[max(0, start - 150):end + 150].split())
