@@ -196,17 +196,30 @@ def read_gold(path: Path = GOLD) -> pd.DataFrame:
 def score(gold: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
     """Precision and relative recall of ``links`` (from :func:`collect`) on the gold items, per corpus.
 
-    A gold item is matched by (corpus, doc, context, mention); ``gold_id`` ``-`` means no node is right,
+    A gold item is matched by (corpus, doc, mention) and the most similar sentence; ``gold_id`` ``-`` means no node is right,
     several ids joined by ``|`` are equally right (two pathway databases' "Apoptosis").
     """
-    system = links.drop_duplicates(["corpus", "doc", "context", "mention"]).set_index(
-        ["corpus", "doc", "context", "mention"])["linked_id"].to_dict()
+    system: dict[tuple[str, str, str], list[tuple[set[str], str]]] = {}
+    for row in links.itertuples(index=False):
+        system.setdefault((row.corpus, row.doc, row.mention), []).append((set(row.context.split()), row.linked_id))
+
+    def link_of(corpus: str, doc: str, mention: str, context: str) -> str | None:
+        """The system's link of this mention in the sentence most like the gold one (Jaccard of words >= 0.5:
+        sentence splitting may change between versions)."""
+        words = set(context.split())
+        best, best_overlap = None, 0.5
+        for other, node in system.get((corpus, doc, mention), ()):
+            overlap = len(words & other) / len(words | other) if words | other else 0.0
+            if overlap >= best_overlap:
+                best, best_overlap = node, overlap
+        return best
+
     rows = []
     for corpus in ("pdf", "abstract"):
         part = gold[gold["corpus"] == corpus]
         linked = right = positives = 0
         for item in part.itertuples(index=False):
-            got = system.get((item.corpus, item.doc, item.context, item.mention))
+            got = link_of(item.corpus, item.doc, item.mention, item.context)
             positives += item.gold_id != "-"
             if got is None:
                 continue
