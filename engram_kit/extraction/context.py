@@ -109,7 +109,7 @@ def text_zone(sentence: str) -> str:
     Parameters
     ----------
     sentence : str
-        A sentence as split by :func:`engram_kit.ingestion.chunking.split_sentences`, or any short text.
+        A sentence as split by :func:`engram_kit.text.sentence_spans`, or any short text.
 
     Returns
     -------

@@ -292,6 +292,8 @@ class EntityResolver:
         """
         if not self.policy.zone_allows(mention):
             return []
+        if not mention.candidates and not self.policy.fuzzy_allowed(mention):
+            return []  # a known term without a node: only fuzzy neighbours could come back, all refused
         found = self.resolve(mention, context=mention.sentence)
         surface = mention.long_form if mention.method == "abbreviation" and mention.long_form else mention.text
         return [c for c in self.policy.apply(mention, found, surface) if c.confidence >= min_confidence]
