@@ -36,6 +36,7 @@ from engram_kit.answering.intent import KIND_WORDS, RELATION_WORDS, Intent, pars
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
 from engram_kit.kg.profiles import profile_for
+from engram_kit.text import sentence_texts
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
@@ -52,8 +53,8 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
     (r"\b(phenotyp|clinical (feature|sign))", "PhenotypicFeature"),
 )
 
-__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "asked_kind",
-           "split_sentences"]
+__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "answer_sentences",
+           "asked_kind"]
 #: Relationship types that answer a question best come first among edges to the asked kind:
 #: curated indications before palliation, before everything else (lower = earlier).
 REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
@@ -109,17 +110,10 @@ def _normalise(sentence: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _sentencizer():  # noqa: ANN202 - spaCy Language
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences with spaCy's rule-based sentencizer (no model download)."""
-    return [s.text.strip() for s in _sentencizer()(text).sents if len(s.text.strip()) > 20]
+def answer_sentences(text: str) -> list[str]:
+    """Sentences of a passage longer than 20 characters (:func:`engram_kit.text.sentence_texts`; shorter pieces
+    are headings or fragments, never an answer sentence)."""
+    return [s for s in sentence_texts(text) if len(s) > 20]
 
 
 @dataclass(frozen=True)
@@ -192,7 +186,7 @@ class ExtractiveComposer:
                                   if not (h.section and SKIPPED_SECTIONS.search(h.section))]
         candidates: list[tuple[int, str]] = []
         for i, hit in enumerate(hits):
-            for sentence in split_sentences(hit.text):
+            for sentence in answer_sentences(hit.text):
                 if is_whole_sentence(sentence) and not is_boilerplate(sentence):
                     candidates.append((i, sentence))
         if not candidates:

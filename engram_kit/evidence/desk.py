@@ -256,7 +256,7 @@ class EvidenceDesk:
     @property
     def graph_schema(self) -> DomainSchema:
         """The store's domain schema (Hetionet v1.0 when the store names none)."""
-        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+        return self.store.schema
 
     # --- tools --------------------------------------------------------------------------------------------
     def schema(self, *, refresh: bool = False) -> GraphSchema:
