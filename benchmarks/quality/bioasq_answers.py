@@ -11,6 +11,8 @@ and synonym) finds in those passages, minus the question's own entities. Methods
 * **baseline (top PPR)**: Personalized PageRank over the full shared Hetionet seeded by the question's
   entities; the top nodes of the asked kind (:mod:`engram_kit.answering.intent` kind words; any kind when
   none is named), seeds excluded. Factoid: top 5; list: top 5.
+* **frequency (passages only)**: candidates ranked by the number of records naming them (ties by id); the
+  ablation of the answer layer without the asked kind and the graph. Factoid: top 5; list: top 5.
 * **answer layer (passages + graph)**: candidate score = number of records naming it + 1 when it is of the
   asked kind + 0.5 x its PPR rank percentile among the candidates (graph proximity to the question's
   entities). Factoid: top 5; list: candidates scoring >= half the best (at most 10).
@@ -154,16 +156,20 @@ def run(limit: int | None = None) -> dict[str, Any]:
             ours_ranked = [surfaces[c].most_common(1)[0][0] for _, c in scored]
             best = scored[0][0]
             ours_list = [surfaces[c].most_common(1)[0][0] for s, c in scored if s >= best / 2][:LIST_MAX]
+            by_freq = sorted(cand, key=lambda c: (-support[c], c))
+            freq_ranked = [surfaces[c].most_common(1)[0][0] for c in by_freq]
         else:
-            ours_ranked, ours_list = [], []
+            ours_ranked, ours_list, freq_ranked = [], [], []
         row = {"id": q["id"], "type": q["type"], "kind": asked_kind or "-", "entities": len(ents)}
         if q["type"] == "factoid":
             row["ours"] = factoid_scores(ours_ranked[:TOP_K], q["gold"])
             row["base"] = factoid_scores(base, q["gold"])
+            row["freq"] = factoid_scores(freq_ranked[:TOP_K], q["gold"])
         else:
             row["ours"] = list_scores(ours_list, q["gold"])
             row["ours_top5"] = list_scores(ours_ranked[:TOP_K], q["gold"])
             row["base"] = list_scores(base, q["gold"])
+            row["freq"] = list_scores(freq_ranked[:TOP_K], q["gold"])
         # citation support of the literature claims on the same passages
         result = _retrieval_result(q, ents)
         claims = composer._sentence_claims(result)
@@ -207,15 +213,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = out["rows"]
     fac = [r for r in rows if r["type"] == "factoid"]
     lst = [r for r in rows if r["type"] == "list"]
-    table = ["| measure | questions | baseline: top PPR of asked kind | answer layer: passages + graph |",
-             "|---|---:|---:|---:|"]
+    table = ["| measure | questions | baseline: top PPR of asked kind | frequency in passages | "
+             "answer layer: passages + graph |", "|---|---:|---:|---:|---:|"]
     for name, i in (("factoid strict accuracy", 0), ("factoid lenient accuracy", 1), ("factoid MRR", 2)):
         table.append(f"| {name} | {len(fac)} | {_mean([r['base'][i] for r in fac]):.3f} | "
-                     f"{_mean([r['ours'][i] for r in fac]):.3f} |")
+                     f"{_mean([r['freq'][i] for r in fac]):.3f} | {_mean([r['ours'][i] for r in fac]):.3f} |")
     for name, i in (("list precision", 0), ("list recall", 1), ("list F1", 2)):
         table.append(f"| {name} | {len(lst)} | {_mean([r['base'][i] for r in lst]):.3f} | "
-                     f"{_mean([r['ours'][i] for r in lst]):.3f} |")
-    table.append(f"| list F1, answer layer top 5 | {len(lst)} | | {_mean([r['ours_top5'][2] for r in lst]):.3f} |")
+                     f"{_mean([r['freq'][i] for r in lst]):.3f} | {_mean([r['ours'][i] for r in lst]):.3f} |")
+    table.append(f"| list F1, answer layer top 5 | {len(lst)} | | | {_mean([r['ours_top5'][2] for r in lst]):.3f} |")
     seconds = time.perf_counter() - started
     report = ["# BioASQ 12b dev: answer layer (factoid and list exact answers)", "", *provenance(["ladybug"]), "",
               f"{out['n_questions']} factoid/list questions of 12B1+12B2 golden; passages = the question's gold PMIDs' "
