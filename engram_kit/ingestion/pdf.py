@@ -503,14 +503,14 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
     lost_by_page: Counter[int] = Counter()
     markers = 0
     for number, raws in enumerate(raw_pages, start=1):
-        lines = []
+        page_text_lines: list[Line] = []
         for raw in raws:
             text, size, font, bold, lost, n_markers = _line_text(raw, ligatures)
             lost_by_page[number] += lost
             markers += n_markers
             if text:
-                lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
-        pages.append(lines)
+                page_text_lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
+        pages.append(page_text_lines)
     warnings = [f"dropped {rotated} lines of rotated text (e.g. vertical table headers)"] if rotated else []
     problems = []
     heights = [page.rect.height for page in upright_pages]
