@@ -19,8 +19,8 @@ from engram_kit.ingestion.chunking import (
     MAX_PASSAGE_TOKENS,
     chunk_text,
     default_token_counter,
-    split_sentences,
 )
+from engram_kit.text import sentence_spans
 from engram_kit.ingestion.pdf import canonical_section, parse_pdf, split_authors
 from engram_kit.ingestion.repair import LIGATURES, is_known
 from engram_kit.ingestion.summaries import ExtractiveSummarizer
@@ -189,7 +189,7 @@ def test_heading_names_and_authors():
 # --- chunking -------------------------------------------------------------------------------------------
 def test_sentence_splitter_keeps_abbreviations():
     text = "Smith et al. showed it (Fig. 2). Levels were 0.5 mg. J. Doe agreed? Yes.\n\nNew paragraph"
-    sentences = [text[s:e] for s, e in split_sentences(text)]
+    sentences = [text[s:e] for s, e in sentence_spans(text, line_breaks="blank")]
     assert sentences == ["Smith et al. showed it (Fig. 2).", "Levels were 0.5 mg.", "J. Doe agreed?", "Yes.",
                          "New paragraph"]
 
@@ -204,7 +204,7 @@ def test_chunks_are_token_aware_overlapping_and_end_on_sentences(parsed):
     assert sum(150 <= n for n in sizes[:-1]) >= len(sizes) - 2  # ~200-254 tokens except the tail
     for chunk in chunks:
         assert text[chunk.char_start:chunk.char_end] == chunk.text
-    ends = {(s, e) for s, e in split_sentences(text)}
+    ends = {(s, e) for s, e in sentence_spans(text, line_breaks="blank")}
     assert all(any(e == c.char_end for _, e in ends) for c in chunks)  # never cut mid-sentence here
     overlaps = [b.char_start < a.char_end for a, b in zip(chunks, chunks[1:])]
     assert sum(overlaps) >= len(overlaps) - 1
@@ -223,7 +223,7 @@ def test_extractive_summary_picks_central_sentences(parsed):
     section = parsed["bmc_dvt_prophylaxis_trauma_review.pdf"].sections[4]  # Conclusion
     summary = ExtractiveSummarizer().summarize(section.text, title=section.title)
     picked = [summary_sentence for summary_sentence in summary.split(". ") if summary_sentence]
-    assert 1 <= len(split_sentences(summary)) <= 3
+    assert 1 <= len(sentence_spans(summary, line_breaks="blank")) <= 3
     assert all(p.rstrip(".") in " ".join(section.text.split()) for p in picked)
     assert "thromboprophylaxis" in summary.lower()
 

@@ -15,7 +15,6 @@ truncates its input at 256 word pieces, 2 of which are ``[CLS]``/``[SEP]``).
 from __future__ import annotations
 
 import logging
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from engram_kit.errors import BackendUnavailableError, DataError
+from engram_kit.text import sentence_spans
 
 log = logging.getLogger(__name__)
 
@@ -186,46 +186,7 @@ class ParsedDocument:
         return pd.DataFrame(rows, columns=columns)
 
 
-# --- sentences --------------------------------------------------------------------------------------
-#: Lower-case words after which a period does not end a sentence (scientific prose).
-NON_TERMINAL_WORDS: frozenset[str] = frozenset(
-    "al e.g i.e etc fig figs eq eqs ref refs vs cf approx ca no nos vol pp p dr mr ms prof st sp spp resp "
-    "incl suppl dept univ jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-_CANDIDATE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` as ``(start, end)`` character offsets (end exclusive, stripped).
-
-    A sentence ends at ``.``, ``!`` or ``?`` (optionally followed by quotes or brackets) before white space
-    and an upper-case letter, digit or opening bracket, and at a blank line; not after the words of
-    :data:`NON_TERMINAL_WORDS` (``et al.``, ``Fig.``, ``e.g.``) nor after a single-letter initial (``J.``).
-    Rule-based and deterministic, ~1 MB/s.
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _CANDIDATE_END.finditer(text):
-        end = match.end()
-        if text[match.start()] == ".":
-            word = re.search(r"([\w.]+)$", text[max(0, match.start() - 12):match.start()])
-            token = word.group(1).lower() if word else ""
-            if token in NON_TERMINAL_WORDS or (len(token) == 1 and token.isalpha()):
-                continue
-        _append_stripped(spans, text, start, end)
-        start = end
-    _append_stripped(spans, text, start, len(text))
-    return spans
-
-
-def _append_stripped(spans: list[tuple[int, int]], text: str, start: int, end: int) -> None:
-    piece = text[start:end]
-    lead = len(piece) - len(piece.lstrip())
-    trail = len(piece) - len(piece.rstrip())
-    if end - trail > start + lead:
-        spans.append((start + lead, end - trail))
-
-
+# --- sentences: engram_kit.text.sentence_spans(text, line_breaks="blank") -----------------------------
 # --- tokenizer --------------------------------------------------------------------------------------
 class TokenCounter(Protocol):
     """Counts word pieces; ``offsets`` gives each piece's character span (for splitting long sentences)."""
@@ -304,7 +265,7 @@ class Chunk:
 def _units(text: str, counter: TokenCounter, max_tokens: int) -> list[tuple[int, int, int]]:
     """Sentences as ``(start, end, tokens)``; a sentence longer than ``max_tokens`` is cut at token
     boundaries into pieces of at most ``max_tokens`` (the only case where a passage splits a sentence)."""
-    spans = split_sentences(text)
+    spans = sentence_spans(text, line_breaks="blank")
     counts = counter.count_many([text[s:e] for s, e in spans])
     units: list[tuple[int, int, int]] = []
     for (start, end), n in zip(spans, counts):

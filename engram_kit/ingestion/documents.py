@@ -528,7 +528,9 @@ class DocumentPipeline:
                   for section, summary_text in zip(parsed.sections, summaries)]
         texts.append(summary)
         wanted = [i for i, t in enumerate(texts) if t]
-        extracted = self.extractor.extract_many([texts[i] for i in wanted], batch_size=self.settings.batch_size)
+        # One document: a short form defined in one passage keeps its meaning in the others (issue 14).
+        extracted = self.extractor.extract_many([texts[i] for i in wanted], batch_size=self.settings.batch_size,
+                                                same_document=True)
         found: list[list] = [[] for _ in texts]
         for i, mentions in zip(wanted, extracted):
             found[i] = mentions
