@@ -397,7 +397,21 @@ def _cell_text(page, rect) -> str:  # noqa: ANN001
     words = [w for w in page.get_text("words") if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
     words.sort(key=lambda w: (w[5], w[6], w[7]))
     text, _ = clean_characters(fix_encoding(" ".join(w[4] for w in words)))
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    text = " ".join(unicodedata.normalize("NFKC", text).split())
+    # superscript markers inside the cell (footnote "*", "a"): found by size and baseline like in body lines
+    for block in page.get_text("dict", clip=rect, flags=0)["blocks"]:
+        for raw in block.get("lines", []):
+            spans = [sp for sp in raw["spans"] if sp["text"].strip()]
+            if len(spans) < 2:
+                continue
+            main = max(spans, key=lambda sp: len(sp["text"]))
+            for k, sp in enumerate(spans[1:], start=1):
+                raised = (sp["flags"] & 1) or sp["origin"][1] < main["origin"][1] - 0.15 * main["size"]
+                marker = sp["text"].strip()
+                before = spans[k - 1]["text"].strip()
+                if sp["size"] <= 0.8 * main["size"] and raised and render_superscript(before, marker) == "" and before:
+                    text = text.replace(before[-12:] + marker, before[-12:], 1)
+    return text
 
 
 def _find_tables(page, number: int, lines: list[Line]) -> list[TableBlock]:  # noqa: ANN001
@@ -460,6 +474,11 @@ def _continued_table(page, number: int, lines: list[Line], previous: TableBlock)
             rows[-1].append(word)
         else:
             rows.append([word])
+    notes_at = next((k for k, row in enumerate(rows)
+                     if re.fullmatch(r"Notes?\.?:?", min(row, key=lambda w: w[0])[4])), len(rows))
+    notes_rows, rows = rows[notes_at:], rows[:notes_at]
+    notes = " ".join(" ".join(w[4] for w in sorted(row, key=lambda w: w[0])) for row in notes_rows)
+    notes = " ".join(unicodedata.normalize("NFKC", clean_characters(fix_encoding(notes))[0]).split())
     grid = []
     for row in rows:
         cells = [""] * len(edges)
@@ -472,7 +491,7 @@ def _continued_table(page, number: int, lines: list[Line], previous: TableBlock)
         return None
     bottom = max(w[3] for w in words)
     return TableBlock(number, (edges[0], caption.y0, page.rect.width, bottom), previous.header, tuple(grid),
-                      caption.text, line_ids={id(caption)}, columns=previous.columns)
+                      caption.text, notes=notes, line_ids={id(caption)}, columns=previous.columns)
 
 
 def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
@@ -503,14 +522,14 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
     lost_by_page: Counter[int] = Counter()
     markers = 0
     for number, raws in enumerate(raw_pages, start=1):
-        page_lines: list[Line] = []
+        page_text_lines: list[Line] = []
         for raw in raws:
             text, size, font, bold, lost, n_markers = _line_text(raw, ligatures)
             lost_by_page[number] += lost
             markers += n_markers
             if text:
-                page_lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
-        pages.append(page_lines)
+                page_text_lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
+        pages.append(page_text_lines)
     warnings = [f"dropped {rotated} lines of rotated text (e.g. vertical table headers)"] if rotated else []
     problems = []
     heights = [page.rect.height for page in upright_pages]
@@ -550,7 +569,8 @@ def _place_tables(lines: list[Line], tables: list[TableBlock], offset: int) -> l
             below = y1 - 2 <= line.y0 <= y1 + 40 and line.x1 > x0 and line.x0 < x1
             if below and re.match(r"^(?:notes?\b|[a-z*†‡§]\s)", line.text, re.I):
                 notes.append(line)
-        table.notes = " ".join(l.text for l in notes)
+        if notes:
+            table.notes = " ".join(l.text for l in notes)
         first = lines[0] if lines else None
         placeholders.append(Line(first.page if first else table.page, -1, x0, y0, x1, y1, table.caption or "Table",
                                  0.0, "", False, offset + k))
