@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     graph_rows: list[tuple[int, str, dict]] = []
     with VoilaServer(args.workspace, dashboard_notebook(), log_path=RESULTS / "dashboard-voila.log") as server, \
             sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
+                                    timeout=600_000)
         # cold: ask at once on a fresh kernel
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         driver = DashboardDriver(page, RESULTS)

@@ -43,7 +43,8 @@ MAX_DEFAULT_NODES = 40
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True)
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
+                                   timeout=600_000)  # a loaded CI machine starts Chromium slowly
         yield chromium
         chromium.close()
 
