@@ -28,7 +28,7 @@ from engram_kit.extraction.lexicon import SOURCES, Lexicon
 from engram_kit.resolution.identifiers import identifier_index
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.answering.assertions import assertion_text
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import statement
@@ -282,7 +282,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
     """
     if limit < 1:
         raise QueryError(f"limit={limit}: read at least one edge per direction.")
-    schema: GraphSchema = getattr(store, "schema", None) or HETIONET_SCHEMA
+    schema: GraphSchema = store.schema
     wanted = _wanted_rel_types(schema, rel_types)
     label_to_kind = {label: k for k, label in schema.kinds.items()}
     if not name or not kind:

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from engram_kit.files import write_atomic
@@ -53,11 +54,12 @@ from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
-from engram_kit.retrieval.retriever import Retriever
+from engram_kit.retrieval.retriever import PPREngine, Retriever
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
+from engram_kit.store.registry import get_backend
 
 if TYPE_CHECKING:
     from engram_kit.store.vectors import ChromaServerConfig, VectorStore
@@ -86,7 +88,7 @@ class Workspace:
     >>> print(ws.ask("What compounds might reduce neuroinflammation in Alzheimer's disease?").text)  # doctest: +SKIP
     """
 
-    def __init__(self, path: Path, manifest: dict[str, Any], store: LadybugStore, *, read_only: bool,
+    def __init__(self, path: Path, manifest: dict[str, Any], store: GraphStore, *, read_only: bool,
                  embedder: Embedder | None = None) -> None:
         self.path = path
         self.manifest = manifest
@@ -289,8 +291,11 @@ class Workspace:
     @property
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
+            graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
+            degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
+                if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
-                                            max_candidates=self.settings.max_candidates)
+                                            max_candidates=self.settings.max_candidates, node_prior=degree)
         return self._resolver
 
     def graph_index(self) -> GraphIndex:
@@ -356,8 +361,14 @@ class Workspace:
     def ask(self, question: str, **kwargs: Any) -> Answer:
         """Retrieve and compose a cited answer (extractive offline; see :mod:`engram_kit.answering`)."""
         result = self.retrieve(question, **kwargs)
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
+
+    def _extractive_composer(self) -> ExtractiveComposer:
+        """The offline composer, with the asked relation's graph facts read from this workspace's store."""
+        from engram_kit.answering.facts import GraphFacts
+
+        return ExtractiveComposer(self.embedder, facts=GraphFacts(self.store))
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     def knowledge_graph(self) -> CSRGraph:
@@ -412,7 +423,7 @@ class Workspace:
 
         Lets a UI show the resolved entities and passages first and the composed answer after.
         """
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
 
     def answer_graph(self, result: RetrievalResult, *, max_nodes: int | None = 150,
@@ -485,9 +496,11 @@ class Workspace:
                 on_change=self._bump_literature_version)
         return repository
 
-    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None):  # noqa: ANN201
+    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,  # noqa: ANN201
+                   as_new: bool = False):
         """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
-        :class:`~engram_kit.ingestion.documents.DocumentReport`.
+        :class:`~engram_kit.ingestion.documents.DocumentReport`. The same path (or file name) ingested again
+        with new content replaces the old version (kept as history, never cited) unless ``as_new``.
 
         Raises
         ------
@@ -498,14 +511,28 @@ class Workspace:
         """
         self._require_writable("ingest documents")
         if isinstance(source, bytes):
-            return self.documents.add_bytes(source, filename or "upload.pdf")
-        return self.documents.add_file(source)
+            return self.documents.add_bytes(source, filename or "upload.pdf", as_new=as_new)
+        return self.documents.add_file(source, as_new=as_new)
 
-    def ingest_url(self, url: str):  # noqa: ANN201 - DocumentReport (lazy import)
+    def ingest_url(self, url: str, *, as_new: bool = False):  # noqa: ANN201 - DocumentReport (lazy import)
         """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
         :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
         self._require_writable("ingest documents")
-        return self.documents.add_url(url)
+        return self.documents.add_url(url, as_new=as_new)
+
+    def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
+        """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
+        (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
+        ``drop_history`` also deletes the originals of superseded document versions.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        """
+        from engram_kit.compaction import compact_workspace
+
+        return compact_workspace(self, drop_history=drop_history)
 
     # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
     def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
@@ -531,10 +558,9 @@ class Workspace:
         return self.evidence_desk(llm, limits).investigate(question, include_negated=include_negated)
 
     # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
-    def _ppr_engine(self):  # noqa: ANN202 - PPREngine | None
-        """Where PPR runs: on the server (GDS) for a Neo4j workspace, else None (the Retriever's CSR default)."""
-        engine = getattr(self.store, "ppr_engine", None)
-        return engine() if callable(engine) else None
+    def _ppr_engine(self) -> PPREngine:
+        """Where PPR runs: the store's engine (GDS on the server for Neo4j, the embedded CSR solver otherwise)."""
+        return self.store.ppr_engine()
 
     def migrate_to_neo4j(self, dest: str | Path, neo4j: Any = None, *, overwrite: bool = False,
                          articles_per_batch: int = 200, vectors: Any = None) -> Workspace:
@@ -576,7 +602,7 @@ class Workspace:
                 raise WorkspaceError(f"{dest} already holds a workspace; pass overwrite=True (CLI: --force).")
             shutil.rmtree(dest)
         vector_store, vector_server = _vector_store_manifest(dest, _migration_vectors(self, vectors))
-        store = _new_store(dest, "neo4j", neo4j, schema=getattr(self.store, "schema", None))
+        store = _new_store(dest, "neo4j", neo4j, schema=self.store.schema)
         try:
             nodes, edges = read_domain(self.store)
             store.load_knowledge_graph(nodes, edges, progress=self.settings.progress)
@@ -657,21 +683,12 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
 
 
 # --- backend selection (embedded LadybugDB or Neo4j) ----------------------------------------------------------
-#: Graph backends a workspace can use (recorded as ``manifest["backend"]``).
-BACKENDS: tuple[str, ...] = ("ladybug", "neo4j")
-
-
-def _new_store(path: Path, backend: str, neo4j: Any = None, *,  # noqa: ANN202 - GraphStore
-               schema: GraphSchema | None = None):
-    """Open the graph store of a new workspace at ``path`` (the folder is created) for ``schema``."""
-    if backend not in BACKENDS:
-        raise WorkspaceError(f"Unknown backend {backend!r}; use one of {', '.join(BACKENDS)}.")
+def _new_store(path: Path, backend: str, neo4j: Any = None, *, schema: GraphSchema | None = None) -> GraphStore:
+    """Open the graph store of a new workspace at ``path`` (the folder is created) for ``schema``, through the
+    backend registry (:mod:`engram_kit.store.registry`); ``neo4j`` is the backend's connection options."""
+    store_backend = get_backend(backend)  # raises WorkspaceError naming the registered backends
     path.mkdir(parents=True, exist_ok=True)
-    if backend == "ladybug":
-        return LadybugStore(path / "graph.lbug", schema=schema)
-    from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
-
-    return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env(), schema=schema)
+    return store_backend.create(path, neo4j, schema)
 
 
 def _ensure_not_in_use(path: Path) -> None:
@@ -721,20 +738,15 @@ def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:
     return kg.edges[~kg.edges[negation].fillna(False).astype(bool)]
 
 
-def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None):  # noqa: ANN202
-    """Reopen the store recorded in ``manifest``; Neo4j secrets come from ``neo4j`` or the environment."""
-    if manifest.get("backend", "ladybug") == "neo4j":
-        from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
-
-        config = neo4j if neo4j is not None else Neo4jConfig.from_manifest(manifest.get("neo4j", {}))
-        return Neo4jStore(config, read_only=read_only)
-    return LadybugStore(path / "graph.lbug", read_only=read_only)
+def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None) -> GraphStore:
+    """Reopen the store recorded in ``manifest`` (``backend``, default ``ladybug``) through the backend registry;
+    secrets come from ``neo4j`` (the backend's options) or the environment, never from the manifest."""
+    return get_backend(manifest.get("backend", "ladybug")).reopen(path, manifest, read_only, neo4j)
 
 
-def _backend_manifest(store: Any) -> dict[str, Any]:
-    """Manifest entries describing the store (never secrets): ``{"neo4j": {...}}`` for Neo4j, else nothing."""
-    config = getattr(store, "config", None)
-    return {"neo4j": config.to_manifest()} if config is not None and hasattr(config, "to_manifest") else {}
+def _backend_manifest(store: GraphStore) -> dict[str, Any]:
+    """Manifest entries describing the store's connection (never secrets), from the store itself."""
+    return store.backend_manifest()
 
 
 # --- vector store selection (local chromadb folder or a Chroma server) ----------------------------------------

@@ -17,7 +17,7 @@ from engram_kit.agents.graph import GraphQueries
 from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.pathway import PathwayAgent, PathwayReport
 from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
-from engram_kit.agents.registry import AgentSpec, register_agent, registered, render_findings
+from engram_kit.agents.registry import AgentSpec, register_agent, registered
 from engram_kit.agents.routing import drug_route, literature_route, pathway_route, phenotype_route
 from engram_kit.answering import Answer, Claim
 from engram_kit.retrieval.results import ResolvedEntity
@@ -32,7 +32,8 @@ def _answer_markdown(answer: Answer) -> str:
 
 
 def _report_markdown(report: PathwayReport | DrugReport) -> str:
-    return "\n".join([render_findings(report), *(f"_{n}_" for n in report.notes)])
+    """The report's own Markdown: cited findings, then its tables (repurposing candidates, pathways) and notes."""
+    return report.to_markdown()
 
 
 def _phenotype_markdown(report: PhenotypeReport) -> str:

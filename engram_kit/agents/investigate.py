@@ -129,6 +129,13 @@ class InvestigationResult:
     def text(self) -> str:
         return self.to_markdown()
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every claim of every agent with its citations (= :meth:`claims_frame`)."""
+        return self.claims_frame()
+
     def to_markdown(self) -> str:
         """The answer as Markdown: routing, each agent's findings with citations, then the synthesis."""
         lines = [f"## {self.question}", "", "**Routing**", ""]
@@ -143,6 +150,11 @@ class InvestigationResult:
             if claims:
                 lines += ["", f"**{agent.capitalize()} agent**", ""]
                 lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]" for c in claims]
+            if agent == "literature" and self.literature is not None and self.literature.notes:
+                lines += [f"> {note}" for note in self.literature.notes]
+            if agent == "drug" and self.drug is not None:
+                for rep in self.drug.repurposing:  # the candidate table, not only the one-line finding
+                    lines += ["", rep.to_markdown(self.options.max_items)]
         for error in self.errors:
             lines += ["", f"> {error.agent} agent failed: {error.error_type}: {error.message}"]
         if self.synthesis is not None:
@@ -216,7 +228,9 @@ class Investigator:
                 log.info("engram_kit.answering.llm is not available; the literature agent stays extractive")
             else:
                 return LLMComposer(self.llm)
-        return ExtractiveComposer(self.workspace.embedder)
+        from engram_kit.answering.facts import GraphFacts
+
+        return ExtractiveComposer(self.workspace.embedder, facts=GraphFacts(self._store))
 
     def retriever(self) -> Retriever:
         """The workspace's retriever (its PPR engine: GDS on Neo4j, else CSR) reading through the locked store."""

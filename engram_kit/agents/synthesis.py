@@ -18,6 +18,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
 from engram_kit.agents.registry import agent_names, findings_of, registered
@@ -63,6 +65,22 @@ class SynthesisReport:
     cross_links: list[str] = field(default_factory=list)
     withheld: int = 0
     mode: str = "deterministic"
+
+    def to_markdown(self) -> str:
+        """The synthesis text, then the numbered findings with their citations."""
+        lines = [self.text, ""] if self.text else []
+        lines += [f"- [{f.label}] ({f.agent}) {f.claim.text} [{'; '.join(x.label for x in f.claim.citations)}]"
+                  for f in self.findings]
+        return "\n".join(lines).strip() or "No synthesis."
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per finding: ``label, agent, claim, citations``."""
+        return pd.DataFrame([{"label": f.label, "agent": f.agent, "claim": f.claim.text,
+                              "citations": "; ".join(x.label for x in f.claim.citations)} for f in self.findings],
+                            columns=["label", "agent", "claim", "citations"])
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "claims": [asdict(c) for c in self.claims],

@@ -75,10 +75,10 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
                       max_memory_mb: int = 2048) -> pd.DataFrame:
     """Run one query read-only with a timeout and streaming row/byte caps; return its rows.
 
-    Delegates to the store: ``LadybugStore.read_only_query`` (a child process: plan check, READ ONLY
-    transaction, query timeout, hard backstop, memory cap, at most ``max_rows + 1`` rows) or
-    ``Neo4jStore.read_query`` (EXPLAIN must say read-only, READ session, transaction timeout); any other
-    store falls back to :meth:`GraphStore.query` (its own read-only handling, no timeout).
+    Delegates to :meth:`GraphStore.read_only_query`: LadybugDB runs it in a child process (plan check, READ
+    ONLY transaction, query timeout, hard backstop, memory cap, at most ``max_rows + 1`` rows streamed); Neo4j
+    requires an ``EXPLAIN`` query type ``"r"`` and runs it in a READ session with a server-side transaction
+    timeout, pulling at most ``max_rows + 1`` rows.
 
     Raises
     ------
@@ -87,13 +87,8 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
     QueryError
         On timeout or any other database error.
     """
-    if hasattr(store, "read_only_query"):  # LadybugStore: READ ONLY transaction + set_query_timeout
-        return store.read_only_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows,
-                                     max_bytes=max_bytes, max_memory_mb=max_memory_mb)
-    if hasattr(store, "read_query"):  # Neo4jStore: EXPLAIN must say read-only, READ session, tx timeout
-        return store.read_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows + 1,
-                                max_bytes=max_bytes).frame
-    return store.query(cypher, parameters)
+    return store.read_only_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows, max_bytes=max_bytes,
+                                 max_memory_mb=max_memory_mb)
 
 
 @dataclass

@@ -16,7 +16,6 @@ from typing import Any
 import pandas as pd
 
 from engram_kit.kg.profiles import profile_for
-from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import LITERATURE_NODE_PROPERTIES, LITERATURE_REL_TABLES
@@ -144,7 +143,7 @@ def inspect_schema(store: GraphStore, *, graph_name: str = "") -> GraphSchema:
     QueryError
         If the store cannot count (closed or failing).
     """
-    domain: DomainSchema = getattr(store, "schema", None) or HETIONET_SCHEMA
+    domain: DomainSchema = store.schema
     counts = store.counts()
     labels = [LabelInfo(label, tuple(domain.node_properties), int(counts.get(label, 0))) for label in domain.labels]
     labels += [LabelInfo(label, tuple(props), int(counts.get(label, 0)))

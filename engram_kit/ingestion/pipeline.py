@@ -105,14 +105,15 @@ class MentionLinker:
         self.resolver = resolver
         self.min_confidence = min_confidence
         self.max_candidates = max_candidates
-        self._cache: dict[tuple[str, tuple[str, ...], str], list[Candidate]] = {}
+        self._cache: dict[tuple, list[Candidate]] = {}
 
     def link(self, mention: Mention) -> list[Candidate]:
         """Candidates of ``mention`` at or above ``min_confidence``, best first, at most ``max_candidates``."""
-        key = (mention.text, mention.candidates, mention.long_form)
+        # The resolver's link() scores kinds with the mention's sentence, zone and context cues (issue 14).
+        key = (mention.text, mention.candidates, mention.long_form, mention.sentence, mention.zone, mention.cues)
         if key not in self._cache:
-            candidates = self.resolver.resolve(mention)
-            self._cache[key] = [c for c in candidates if c.confidence >= self.min_confidence][: self.max_candidates]
+            candidates = self.resolver.link(mention, min_confidence=self.min_confidence)
+            self._cache[key] = candidates[: self.max_candidates]
         return self._cache[key]
 
     def add_mentions(self, batch: LiteratureBatch, source_id: str, mentions: Iterable[Mention], *,

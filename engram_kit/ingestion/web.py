@@ -102,7 +102,7 @@ def fetch_url(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = MAX_
         for chunk in response.iter_content(64 * 1024):
             size += len(chunk)
             if size > max_bytes:
-                raise DataError(f"{url} is larger than {max_bytes / 1e6:.0f} MB; save the page and ingest the file.")
+                raise DataError(f"{url} is larger than {max_bytes / 2**20:.0f} MB; save the page and ingest the file.")
             chunks.append(chunk)
         charset = re.search(r"charset=([\w-]+)", params, re.I)
         return FetchedPage(url, response.url, response.status_code, content_type, b"".join(chunks),
