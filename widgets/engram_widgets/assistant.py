@@ -512,9 +512,11 @@ class ChatPanel:
         answer_box = widgets.Box([self.answer])
         answer_box.add_class("engram-answer-box")
         self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
-                                        layout=widgets.Layout(width="auto", flex="1 1 auto"))
-        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="auto"))
-        self.export = widgets.Button(description="downloads", disabled=True, layout=widgets.Layout(width="auto"),
+                                        layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"))
+        # flex "0 0 auto": the buttons keep their full labels beside the (shrinking) history list
+        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="auto", flex="0 0 auto"))
+        self.export = widgets.Button(description="downloads", disabled=True,
+                                     layout=widgets.Layout(width="auto", flex="0 0 auto"),
                                      tooltip="Prepare the graph shown (Cytoscape JSON, GraphML, SVG, PNG), passages and "
                                              "entities CSV and the run bundle as browser downloads")
         self.export.add_class("engram-export")
