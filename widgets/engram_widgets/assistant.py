@@ -399,7 +399,7 @@ class InterpretationPanel:
     ``exclude`` parameter (removing a seed is then disabled, with the reason as tooltip).
     """
 
-    def __init__(self, workspace: Any, on_change: Callable[[], None]) -> None:
+    def __init__(self, workspace: Any, on_change: Callable[[], object]) -> None:
         self.workspace = workspace
         self.on_change = on_change
         self.pinned: dict[str, str] = {}
