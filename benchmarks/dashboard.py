@@ -46,7 +46,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def _wait_model(page, timeout: float = 300.0) -> float:  # noqa: ANN001
+def _wait_model(page, timeout: float = 900.0) -> float:  # noqa: ANN001
     started = time.perf_counter()
     page.wait_for_function("() => { const s = document.querySelector('.engram-status');"
                            " return s && s.innerText.includes('Language model loaded'); }",
@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     graph_rows: list[tuple[int, str, dict]] = []
     with VoilaServer(args.workspace, dashboard_notebook(), log_path=RESULTS / "dashboard-voila.log") as server, \
             sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
+                                    timeout=600_000)
         # cold: ask at once on a fresh kernel
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         driver = DashboardDriver(page, RESULTS)
@@ -75,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         driver.ask(args.questions[0])
         timing_rows.append(("cold (asked at page ready, model loading)", args.questions[0], opened.ready,
                             driver.timings.answer))
-        page.close()
+        driver.screenshot("dashboard-cold")
+        page.close(run_before_unload=True)  # as closing the tab: its kernel shuts down and frees the workspace
         # preloaded + warm: a fresh kernel, wait for the background warm-up, then ask every question
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         driver = DashboardDriver(page, RESULTS)

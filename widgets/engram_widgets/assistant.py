@@ -39,7 +39,7 @@ import ipywidgets as widgets
 from engram_kit.agents.registry import spec_for_event
 from engram_kit.answering import Answer
 from engram_kit.errors import EngramError
-from engram_kit.exports import (FOCUS_NODES, KIND_TEXT_COLORS, AnswerGraph, CitationLink, citation_link,
+from engram_kit.exports import (FOCUS_NODES, KIND_COLORS, KIND_TEXT_COLORS, AnswerGraph, CitationLink, citation_link,
                                 export_bytes, kind_color)
 from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_widgets.conversations import Conversation, conversation_path, list_conversations
@@ -62,7 +62,7 @@ CSS = """<style>
 .engram-body { display: grid !important; grid-template-columns: 1fr; gap: 10px; width: 100%; }
 @container (min-width: SIDE_PXpx) {
   .engram-body { grid-template-columns: minmax(360px, 36%) 1fr; }
-  .engram-answer-box { max-height: calc(100vh - 330px) !important; }
+  .engram-answer-box { max-height: calc(100vh - 480px) !important; min-height: 200px; }
   .engram-evidence .engram-passages { max-height: calc(100vh - 640px) !important; min-height: 180px; }
 }
 .engram-answer-box { max-height: 210px; overflow: auto; }
@@ -84,7 +84,11 @@ a.engram-ext { text-decoration: none; margin-left: 2px; }
 .engram-steps { font-size: 12px; color: #444; }
 .engram-seed-chip button { min-width: 0; }
 .engram-kind-toggle { font-size: 12px !important; }
-</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX))
+.engram-kind-toggle.engram-kind-off { background: #eeeeee !important; color: #777777 !important; }
+KIND_RULES
+</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX)).replace("KIND_RULES", "\n".join(
+    f".engram-kind-toggle.engram-kind-{re.sub('[^a-z]+', '-', kind.lower())} {{ background: {color} !important; "
+    f"color: {KIND_TEXT_COLORS.get(kind, '#ffffff')} !important; }}" for kind, color in KIND_COLORS.items()))
 
 #: Retrieval steps as the status line names them (keys of ``RetrievalResult.timings``).
 STEP_NAMES: dict[str, str] = {"resolve": "resolve entities", "ppr": "rank the graph (PPR)",
@@ -352,9 +356,10 @@ class GraphPanel:
             toggle = widgets.ToggleButton(value=kind not in self.hidden_kinds, description=f"{kind} {count}",
                                           tooltip=f"show/hide the {count} {kind} node(s)",
                                           layout=widgets.Layout(width="auto", height="26px"))
-            toggle.style.button_color = kind_color(kind) if kind not in self.hidden_kinds else "#eeeeee"
-            toggle.style.text_color = KIND_TEXT_COLORS.get(kind, "#ffffff") if kind not in self.hidden_kinds else "#777"
-            toggle.add_class("engram-kind-toggle")
+            toggle.add_class("engram-kind-toggle")  # colours: CSS rules per kind (ToggleButton has no colour style)
+            toggle.add_class(f"engram-kind-{re.sub('[^a-z]+', '-', kind.lower())}")
+            if kind in self.hidden_kinds:
+                toggle.add_class("engram-kind-off")
             toggle.observe(lambda ch, k=kind: self.toggle_kind(k, ch["new"]), names="value")
             buttons.append(toggle)
         self.kinds.children = buttons
@@ -507,9 +512,11 @@ class ChatPanel:
         answer_box = widgets.Box([self.answer])
         answer_box.add_class("engram-answer-box")
         self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
-                                        layout=widgets.Layout(width="auto", flex="1 1 auto"))
-        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="auto"))
-        self.export = widgets.Button(description="downloads", disabled=True, layout=widgets.Layout(width="auto"),
+                                        layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"))
+        # flex "0 0 auto": the buttons keep their full labels beside the (shrinking) history list
+        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="auto", flex="0 0 auto"))
+        self.export = widgets.Button(description="downloads", disabled=True,
+                                     layout=widgets.Layout(width="auto", flex="0 0 auto"),
                                      tooltip="Prepare the graph shown (Cytoscape JSON, GraphML, SVG, PNG), passages and "
                                              "entities CSV and the run bundle as browser downloads")
         self.export.add_class("engram-export")

@@ -210,10 +210,12 @@ class Dashboard:
             return True
 
     def _rebind(self) -> None:
-        """Point the tabs at the reopened (still read-only) workspace."""
+        """Point the tabs at the reopened (still read-only) workspace; the new assistant is warmed up again
+        (the language model is reused, so only the lexicon and graph index reload) and says so."""
         self._build_tabs()
         self._show_state()
         self.banner.value = self.banner.value or f"<div class='engram-banner'>{_e(LOCKED_NOTICE)}</div>"
+        self.assistant.warm_up()
 
     def _build_tabs(self) -> None:
         from engram_widgets.assistant import ResearchAssistant

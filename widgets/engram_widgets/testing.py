@@ -58,7 +58,7 @@ class VoilaServer:
     """
 
     def __init__(self, workspace: str | Path, notebook: str | Path, *, max_message_mb: int = 100,
-                 log_path: str | Path | None = None, startup_timeout: float = 180.0, token: bool = True) -> None:
+                 log_path: str | Path | None = None, startup_timeout: float = 600.0, token: bool = True) -> None:
         self.workspace = Path(workspace)
         self.notebook = Path(notebook)
         self.port = free_port()
@@ -146,7 +146,7 @@ class DashboardDriver:
         self.page.screenshot(path=str(path), full_page=full_page)
         return path
 
-    def open(self, url: str, *, timeout: float = 240.0) -> PageTimings:
+    def open(self, url: str, *, timeout: float = 600.0) -> PageTimings:
         """Load the dashboard; records first paint (shell visible) and ready (workspace open, tabs filled)."""
         started = time.perf_counter()
         self.page.goto(url, wait_until="commit", timeout=timeout * 1000)
@@ -211,7 +211,7 @@ class DashboardDriver:
     def banner_text(self) -> str:
         return self.page.inner_text(".engram-dashboard-banner")
 
-    def ask(self, question: str, *, timeout: float = 300.0) -> int:
+    def ask(self, question: str, *, timeout: float = 600.0) -> int:
         """Type ``question``, click Ask, wait until the graph has nodes and is laid out; returns node count."""
         self.page.fill(".engram-question textarea", question)
         # remember the graph and status on screen: a second question must wait for a new graph, not the old one
