@@ -52,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
                                       "documents (.pdf, .html, .md) and URLs")
     _workspace_arg(p)
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes extracting and linking entities while the main one embeds and writes (default 1)")
+
+    p = sub.add_parser("check", help="compare graph passages with stored vectors; --repair makes them agree")
+    _workspace_arg(p)
+    p.add_argument("--repair", action="store_true",
+                   help="embed passages without vectors, delete vectors without passages, finish pending articles")
 
     p = sub.add_parser("ask", help="ask a question; prints entities, ranked passages and a cited answer")
     _workspace_arg(p)
@@ -146,7 +153,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file)
+            report = ws.ingest(file, workers=getattr(args, "workers", 1))
             print(f"{file}: {report}")
             if report.read == 0:
                 print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
@@ -210,6 +217,19 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """`engram check [--repair]`: exit 0 when graph and vectors agree (after repair), 1 when drift remains."""
+    with _open(args, read_only=not args.repair) as ws:
+        report = ws.check(repair=args.repair)
+        print(report)
+        if args.repair and report.repaired:
+            report = ws.check()
+            print(f"after repair: {report}")
+        elif not report.consistent:
+            print("Run `engram check --repair` (or re-run the interrupted ingest) to fix it.", file=sys.stderr)
+    return 0 if report.consistent else 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from engram_kit.datasets import resolve_data_paths
     from engram_kit.workspace import Workspace, default_workspace_path
@@ -230,7 +250,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"init": cmd_init, "ingest": cmd_ingest, "ask": cmd_ask, "info": cmd_info, "demo": cmd_demo}
+COMMANDS = {"init": cmd_init, "ingest": cmd_ingest, "ask": cmd_ask, "info": cmd_info, "demo": cmd_demo,
+            "check": cmd_check}
 
 
 # --- engram desk: the evidence desk (engram_kit.evidence) ---------------------------------------------

