@@ -261,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--sizes", default="bundled,1000,all",
+                        help="ingest corpora: 'bundled', a number of shared abstracts, or 'all'")
+    parser.add_argument("--tag", default="", help="suffix of the results file (runs split across invocations)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ENGRAM_MODEL_CACHE", str(REPO / "benchmarks" / ".cache" / "models"))
     backends = [b for b in args.backends.split(",") if b]
@@ -284,9 +287,13 @@ def main(argv: list[str] | None = None) -> int:
         part_encode(lines, texts, f"shared-{len(shared)}" if shared else "bundled")
     if args.part in ("ingest", "all"):
         lines.append("## End to end\n")
-        sets = [("bundled", bundled)]
-        if shared:
-            sets += [("shared 1k", shared[:1000]), (f"shared {len(shared)}", shared)]
+        sets = []
+        for size in args.sizes.split(","):
+            if size == "bundled":
+                sets.append(("bundled", bundled))
+            elif shared:
+                part = shared if size == "all" else shared[: int(size)]
+                sets.append((f"shared {len(part)}", part))
         if args.replica and shared:
             sets.append((f"replica {args.replica}", replica(shared, args.replica)))
         part_ingest(lines, sets, backends, args.workers, args.batch_size)
@@ -294,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"Load average at end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.")
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part if args.part != 'all' else ''}.md")).write_text(text)
+    (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part if args.part != 'all' else ''}{'_' + args.tag if args.tag else ''}.md")).write_text(text)
     print(text)
     return 0
 

@@ -7,7 +7,7 @@ fit the model's input limit) and, when the model has such a limit, :meth:`BaseEm
 
 * **No silent truncation** (issue 13 item 3). A text longer than ``max_tokens`` word pieces is cut into
   windows of at most ``max_tokens - 2`` pieces (room for ``[CLS]``/``[SEP]``) overlapping by
-  :data:`WINDOW_OVERLAP` pieces; each window is embedded and the text's vector is the mean of its window
+  :data:`WINDOW_OVERLAP` pieces (at most a quarter of a window); each window is embedded and the text's vector is the mean of its window
   vectors weighted by window length, re-normalised. A text within the limit is embedded as it is, so short
   texts (questions, entity names) get exactly the vectors the model gives them.
 * **Batching across documents**: all windows of all texts of one call are embedded together, sorted by
@@ -125,7 +125,7 @@ class BaseEmbedder(ABC):
         if not limit:
             return [[(0, len(t))] for t in texts]
         width = max(1, limit - 2)
-        step = max(1, width - WINDOW_OVERLAP)
+        step = width - min(WINDOW_OVERLAP, width // 4)  # overlap at most a quarter of a window
         spans: list[list[tuple[int, int]]] = []
         for text, offsets in zip(texts, self._token_offsets(list(texts))):
             if len(offsets) <= width:
