@@ -1,4 +1,5 @@
-"""The ``engram`` command line: init, ingest, ask, info, demo.
+"""The ``engram`` command line: one table of subcommands (:data:`COMMANDS`), each a name, a help line, a
+function declaring its arguments and a function running it.
 
 Every command works on one workspace folder: ``--workspace/-w`` or ``$ENGRAM_WORKSPACE``, default
 ``./engram-workspace``. Errors of engram-kit print one line naming the problem and the fix and exit
@@ -12,9 +13,12 @@ import json
 import logging
 import sys
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from engram_kit.errors import EngramError, WorkspaceError
+from engram_kit.records import STATUSES
 
 DEMO_QUESTION = "What compounds might reduce neuroinflammation in Alzheimer's disease?"
 
@@ -25,15 +29,22 @@ def _workspace_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
+    """The argument parser, built from :data:`COMMANDS` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="engram", description="Biomedical GraphRAG workbench (engram-kit).")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
     # -w is accepted before the subcommand too (`engram -w DIR ask ...`); the subcommand's -w wins.
     parser.add_argument("-w", "--workspace", dest="global_workspace", type=Path, default=None,
                         help="workspace folder (default: $ENGRAM_WORKSPACE or ./engram-workspace)")
     sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        p = sub.add_parser(command.name, help=command.help, description=command.description or None)
+        command.arguments(p)
+        p.set_defaults(run=command.run)
+    return parser
 
-    p = sub.add_parser("init", help="create a workspace and load a knowledge graph (bundled sample by default)")
+
+def _init_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram init``."""
     _workspace_arg(p)
     p.add_argument("--data", type=Path, default=None,
                    help="data folder in the bundled or shared layout, e.g. ../shared/data for full Hetionet "
@@ -47,20 +58,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep edges whose endpoints are not in the nodes file, as stub nodes (default: skip them)")
     p.add_argument("--kgx-name", default="KGX graph", help="name recorded for the KGX graph (e.g. 'Monarch KG')")
     p.add_argument("--kgx-release", default="", help="release recorded for the KGX graph (e.g. 2024-09-12)")
+    p.add_argument("--backend", choices=["ladybug", "neo4j"], default="ladybug",
+                   help="graph backend: embedded LadybugDB (default) or a Neo4j + GDS server (docs/scaling-out.md)")
+    _neo4j_args(p)
+    _chroma_args(p, "vectors in the workspace folder")
 
-    p = sub.add_parser("ingest", help="ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), "
-                                      "documents (.pdf, .html, .md) and URLs")
+
+def _ingest_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram ingest``."""
     _workspace_arg(p)
-    p.add_argument("files", nargs="+", type=Path)
+    # str, not Path: Path would turn "https://" into "https:/"
+    p.add_argument("files", nargs="+", type=str, help="files, http(s) URLs or file:// URLs")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
+    p.add_argument("--as-new", action="store_true",
+                   help="keep a re-ingested document as a new document instead of replacing the old version")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="processes extracting and linking entities while the main one embeds and writes (default 1)")
 
-    p = sub.add_parser("check", help="compare graph passages with stored vectors; --repair makes them agree")
+
+def _check_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram check``."""
     _workspace_arg(p)
     p.add_argument("--repair", action="store_true",
                    help="embed passages without vectors, delete vectors without passages, finish pending articles")
 
-    p = sub.add_parser("ask", help="ask a question; prints entities, ranked passages and a cited answer")
+
+def _ask_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram ask``."""
     _workspace_arg(p)
     p.add_argument("question")
     p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
@@ -68,19 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=None, help="PPR weight of the blended score, in [0, 1]")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
-    p = sub.add_parser("info", help="what the workspace holds")
+
+def _info_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram info``."""
     _workspace_arg(p)
 
-    p = sub.add_parser("demo", help="init on the bundled sample (if needed), ingest its abstracts, ask a question")
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram demo``."""
     _workspace_arg(p)
     p.add_argument("--question", default=DEMO_QUESTION)
-    _add_desk_parser(sub)
-    _add_document_parsers(sub)
-    _add_scale_out_parsers(sub)
-    _add_dashboard_parser(sub)
-    _add_investigate_parser(sub)
-    _add_map_parsers(sub)
-    return parser
 
 
 def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
@@ -104,12 +127,13 @@ def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | Non
     for flag, file in (("--kgx-edges", edges), ("--kgx-nodes", nodes)):
         if file is not None and file.is_dir():
             raise DataError(f"{flag} {file} is a folder; give the KGX file inside it (e.g. {file}/edges.tsv).")
-    from engram_kit.kg.kgx import load_kgx
+    from engram_kit.kg.kgx import KGXLoadReport, load_kgx
 
     stub = nodes is None or args.kgx_stub_missing
     kg = load_kgx(nodes.resolve() if nodes else None, edges.resolve(), errors="skip",
                   missing_nodes="stub" if stub else "error", name=args.kgx_name, version=args.kgx_release)
     report = kg.report
+    assert isinstance(report, KGXLoadReport)  # load_kgx returns a KGX load report
     print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
           f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
     for row in report.skipped.head(5).itertuples(index=False):
@@ -153,8 +177,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file, workers=getattr(args, "workers", 1))
+            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 1))
             print(f"{file}: {report}")
+            for pmid, numbers in list(report.duplicates.items())[:10]:
+                print(f"  PMID {pmid} is listed {len(numbers)} times (records {', '.join(map(str, numbers))}); "
+                      "ingested once")
+            for problem in report.skipped[:10]:
+                print(f"  skipped: {problem}")
             if report.read == 0:
                 print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
                       "notes are not PubMed records: save them as .md to ingest them as a document.", file=sys.stderr)
@@ -250,16 +279,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"init": cmd_init, "ingest": cmd_ingest, "ask": cmd_ask, "info": cmd_info, "demo": cmd_demo,
-            "check": cmd_check}
 
 
 # --- engram desk: the evidence desk (engram_kit.evidence) ---------------------------------------------
-def _add_desk_parser(sub: argparse._SubParsersAction) -> None:
+def _desk_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram desk``."""
     from engram_kit.llm.factory import PROVIDERS
 
-    p = sub.add_parser("desk", help="investigate a question with bounded read-only Cypher; prints artifacts, "
-                                    "row-cited claims, outcome and withheld count")
     _workspace_arg(p)
     p.add_argument("question")
     p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
@@ -286,36 +312,33 @@ def cmd_desk(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS["desk"] = cmd_desk
 
 
 # --- scale-out: Neo4j backend, migration, neo4j-admin export (engram_kit.store.neo4j, .export) ---------
-def _add_scale_out_parsers(sub: argparse._SubParsersAction) -> None:
-    def neo4j_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--uri", default=None, help="Neo4j URI, e.g. neo4j://localhost:7687 (+s for TLS; default $NEO4J_URI)")
-        p.add_argument("--user", default=None, help="Neo4j user (default $NEO4J_USER or neo4j); the password is read "
-                                                    "from $NEO4J_PASSWORD only, never from the command line")
-        p.add_argument("--database", default=None, help="Neo4j database (default $NEO4J_DATABASE or neo4j)")
+def _neo4j_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--uri", default=None, help="Neo4j URI, e.g. neo4j://localhost:7687 (+s for TLS; default $NEO4J_URI)")
+    p.add_argument("--user", default=None, help="Neo4j user (default $NEO4J_USER or neo4j); the password is read "
+                                                "from $NEO4J_PASSWORD only, never from the command line")
+    p.add_argument("--database", default=None, help="Neo4j database (default $NEO4J_DATABASE or neo4j)")
 
-    def chroma_args(p: argparse.ArgumentParser, default: str) -> None:
-        p.add_argument("--chroma-url", default=None, metavar="URL",
-                       help=f"keep the passage vectors on a Chroma server (`chroma run`), e.g. http://localhost:8000; "
-                            f"the token is read from $CHROMA_TOKEN only (default: {default})")
 
-    init = sub.choices["init"]
-    init.add_argument("--backend", choices=["ladybug", "neo4j"], default="ladybug",
-                      help="graph backend: embedded LadybugDB (default) or a Neo4j + GDS server (docs/scaling-out.md)")
-    neo4j_args(init)
-    chroma_args(init, "vectors in the workspace folder")
+def _chroma_args(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument("--chroma-url", default=None, metavar="URL",
+                   help=f"keep the passage vectors on a Chroma server (`chroma run`), e.g. http://localhost:8000; "
+                        f"the token is read from $CHROMA_TOKEN only (default: {default})")
 
-    p = sub.add_parser("migrate", help="copy an embedded workspace into Neo4j, as a new workspace folder")
+
+def _migrate_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram migrate``."""
     _workspace_arg(p)
     p.add_argument("--to", type=Path, required=True, help="the new (Neo4j-backed) workspace folder")
     p.add_argument("--force", action="store_true", help="replace an existing workspace at --to")
-    neo4j_args(p)
-    chroma_args(p, "where the source workspace keeps them")
+    _neo4j_args(p)
+    _chroma_args(p, "where the source workspace keeps them")
 
-    p = sub.add_parser("export", help="export the workspace graph (neo4j-admin import CSVs)")
+
+def _export_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram export``."""
     _workspace_arg(p)
     p.add_argument("--neo4j-admin-csv", type=Path, required=True, metavar="DIR",
                    help="folder for nodes_<Label>.csv, relationships_<TYPE>.csv and import.sh")
@@ -373,7 +396,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS.update({"init": cmd_init_with_backend, "migrate": cmd_migrate, "export": cmd_export})
 
 
 # --- document repository: PDFs, web pages, text files (engram_kit.ingestion.documents) -----------------
@@ -381,38 +403,40 @@ COMMANDS.update({"init": cmd_init_with_backend, "migrate": cmd_migrate, "export"
 DOCUMENT_EXTENSIONS: tuple[str, ...] = (".pdf", ".html", ".htm", ".xhtml", ".md", ".markdown")
 
 
-def _add_document_parsers(sub: argparse._SubParsersAction) -> None:
-    ingest = sub.choices["ingest"]
-    ingest.description = ("Ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
-                          "(.pdf, .html, .md) and web pages (http(s) URLs).")
-    for action in ingest._actions:
-        if action.dest == "files":
-            action.type = str  # URLs must not go through Path ("https://" would become "https:/")
-            action.help = "files or http(s) URLs"
-
-    p = sub.add_parser("docs", help="list uploaded documents (title, status, passages, entities, seconds)")
+def _docs_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram docs``."""
     _workspace_arg(p)
     p.add_argument("--search", default=None, help="text searched in titles and file names")
-    p.add_argument("--status", choices=["pending", "processing", "complete", "error"], default=None)
+    p.add_argument("--status", choices=list(STATUSES), default=None)
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
 
-    p = sub.add_parser("doc", help="show one document: metadata, sections with summaries, entities, statistics")
+
+def _doc_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram doc``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id (doc:...) or a unique prefix of its hex part")
     p.add_argument("--entities", type=int, default=15, help="entities to show (default 15)")
     p.add_argument("--json", action="store_true", help="print the detail as JSON")
 
-    p = sub.add_parser("rm", help="delete a document: original, graph nodes and edges, vectors")
+
+def _rm_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram rm``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
 
-    p = sub.add_parser("reprocess", help="run the document pipeline again on a stored original")
+
+def _reprocess_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram reprocess``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
+
+
+def _is_url(item: str) -> bool:
+    return item.lower().startswith(("http://", "https://", "file://"))
 
 
 def _is_document(item: str) -> bool:
-    return item.startswith(("http://", "https://")) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
+    return _is_url(item) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
 
 
 def cmd_ingest_any(args: argparse.Namespace) -> int:
@@ -421,7 +445,7 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
 
     documents = [f for f in args.files if _is_document(f)]
     records = [Path(f) for f in args.files if not _is_document(f)]
-    missing = [f for f in documents if not f.startswith(("http://", "https://")) and not Path(f).is_file()]
+    missing = [f for f in documents if not _is_url(f) and not Path(f).is_file()]
     if missing:
         from engram_kit.errors import DataError
 
@@ -432,7 +456,9 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
             ws.settings.progress = False
             for item in documents:
                 try:
-                    report = ws.ingest_url(item) if item.startswith(("http://", "https://")) else ws.ingest_pdf(Path(item))
+                    as_new = bool(getattr(args, "as_new", False))
+                    report = (ws.ingest_url(item, as_new=as_new) if _is_url(item)
+                              else ws.ingest_pdf(Path(item), as_new=as_new))
                     print(report)
                 except IngestionError as exc:
                     failed += 1
@@ -484,13 +510,21 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS.update({"ingest": cmd_ingest_any, "docs": cmd_docs, "doc": cmd_doc, "rm": cmd_rm, "reprocess": cmd_reprocess})
+def _purge_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram purge``."""
+    _workspace_arg(p)
+    p.add_argument("--history", action="store_true", help="also delete superseded document versions for good")
+
+
+def cmd_purge(args: argparse.Namespace) -> int:
+    with _open(args) as ws:
+        print(ws.compact(drop_history=args.history))
+    return 0
 
 
 # --- engram dashboard: the Voila workbench (engram_widgets.dashboard) ----------------------------------
-def _add_dashboard_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("dashboard", help="serve the workbench (assistant, explorer, documents) with Voila on "
-                                         "127.0.0.1")
+def _dashboard_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram dashboard``."""
     _workspace_arg(p)
     p.add_argument("--host", default="127.0.0.1",
                    help="interface to bind (default 127.0.0.1, this machine only; 0.0.0.0 exposes it to the network)")
@@ -499,6 +533,10 @@ def _add_dashboard_parser(sub: argparse._SubParsersAction) -> None:
                    help="largest websocket message in MB (uploads travel in one message; default 100)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
+    p.add_argument("--token", default=None,
+                   help="access token (default: a fresh random one, printed with the address, as Jupyter does)")
+    p.add_argument("--no-token", action="store_true",
+                   help="serve without a token (anyone who can reach the port can use the workspace)")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -506,33 +544,35 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, voila_command,
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
                                           voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
+    token = "" if args.no_token else (args.token or new_token())
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
-                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB)
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
     if args.print_command:
         print(shlex.join(command))
         return 0
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach this machine can use the workspace.",
-              file=sys.stderr)
-    print(f"Serving {path} at http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+        print(f"warning: serving on {args.host}: anyone who can reach this machine and "
+              f"{'knows the token' if token else 'the port'} can use the workspace.", file=sys.stderr)
+    if not token:
+        print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
+    query = f"?token={token}" if token else ""
+    print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
     return subprocess.call(command, env=voila_environment(path))
 
 
-COMMANDS["dashboard"] = cmd_dashboard
 
 
 # --- engram investigate: routed agents, synthesis, run bundles (engram_kit.agents, engram_kit.runs) -----
-def _add_investigate_parser(sub: argparse._SubParsersAction) -> None:
+def _investigate_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram investigate``."""
     from engram_kit.llm.factory import PROVIDERS
 
-    p = sub.add_parser("investigate", help="run the routed agents (literature, pathway, drug) and synthesis; "
-                                           "prints routing, each agent's cited findings and the synthesis")
     _workspace_arg(p)
     p.add_argument("question", nargs="?", default=None, help="the question (omit with --replay)")
     p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
@@ -578,18 +618,20 @@ def cmd_investigate(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS["investigate"] = cmd_investigate
 
 # --- literature maps (issue 4) ---------------------------------------------------------------------
-def _add_map_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("map", help="co-occurrence map of the workspace's documents: communities, bridges, CSVs")
+def _map_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram map``."""
     _workspace_arg(p)
     p.add_argument("--docs", nargs="*", default=None, help="article ids (default: all complete articles)")
     p.add_argument("--min-occurrence", type=int, default=4, help="minimum sentences per entity and edge (Empirica: 4)")
     p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (> 1: more, smaller communities)")
     p.add_argument("--pmi", action="store_true", help="PMI-normalised edge weights")
     p.add_argument("--out", type=Path, default=None, help="folder for nodes/edges/communities/bridges CSVs")
-    p = sub.add_parser("discover", help="open discovery (Swanson ABC): entities linked to A only through B")
+
+
+def _discover_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram discover``."""
     _workspace_arg(p)
     p.add_argument("entity", help="entity name or id, e.g. 'Alzheimer's disease' or Disease::DOID:10652")
     p.add_argument("--kinds", nargs="*", default=None, help="keep only C of these kinds, e.g. Compound Disease")
@@ -656,7 +698,65 @@ def cmd_discover(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS.update({"map": cmd_map, "discover": cmd_discover})
+
+
+# --- the command table -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Command:
+    """One ``engram`` subcommand: its name, help line, argument declarations and the function that runs it
+    (returns the exit status). A new subcommand is one function pair and one row of :data:`COMMANDS`."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    description: str = ""
+
+
+#: Every subcommand, in ``engram --help`` order.
+COMMANDS: tuple[Command, ...] = (
+    Command("init", "create a workspace and load a knowledge graph (bundled sample by default)",
+            _init_args, cmd_init_with_backend),
+    Command("ingest", "ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
+                      "(.pdf, .html, .md) and URLs",
+            _ingest_args, cmd_ingest_any,
+            description="Ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
+                        "(.pdf, .html, .md) and web pages (http(s) URLs)."),
+    Command("ask", "ask a question; prints entities, ranked passages and a cited answer",
+            _ask_args, cmd_ask),
+    Command("info", "what the workspace holds",
+            _info_args, cmd_info),
+    Command("demo", "init on the bundled sample (if needed), ingest its abstracts, ask a question",
+            _demo_args, cmd_demo),
+    Command("check", "compare graph passages with stored vectors; --repair makes them agree",
+            _check_args, cmd_check),
+    Command("desk", "investigate a question with bounded read-only Cypher; prints artifacts, row-cited claims, "
+                    "outcome and withheld count",
+            _desk_args, cmd_desk),
+    Command("docs", "list uploaded documents (title, status, passages, entities, seconds)",
+            _docs_args, cmd_docs),
+    Command("doc", "show one document: metadata, sections with summaries, entities, statistics",
+            _doc_args, cmd_doc),
+    Command("rm", "delete a document: original, graph nodes and edges, vectors",
+            _rm_args, cmd_rm),
+    Command("reprocess", "run the document pipeline again on a stored original",
+            _reprocess_args, cmd_reprocess),
+    Command("purge", "rewrite the graph and vector stores so deleted text is gone from disk",
+            _purge_args, cmd_purge),
+    Command("migrate", "copy an embedded workspace into Neo4j, as a new workspace folder",
+            _migrate_args, cmd_migrate),
+    Command("export", "export the workspace graph (neo4j-admin import CSVs)",
+            _export_args, cmd_export),
+    Command("dashboard", "serve the workbench (assistant, explorer, documents) with Voila on 127.0.0.1",
+            _dashboard_args, cmd_dashboard),
+    Command("investigate", "run the routed agents (literature, pathway, drug) and synthesis; prints routing, "
+                           "each agent's cited findings and the synthesis",
+            _investigate_args, cmd_investigate),
+    Command("map", "co-occurrence map of the workspace's documents: communities, bridges, CSVs",
+            _map_args, cmd_map),
+    Command("discover", "open discovery (Swanson ABC): entities linked to A only through B",
+            _discover_args, cmd_discover),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -667,7 +767,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return COMMANDS[args.command](args)
+        return int(args.run(args))
     except EngramError as exc:
         if args.debug:
             raise

@@ -28,6 +28,8 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -47,7 +49,7 @@ from engram_kit.retrieval.results import RetrievalResult
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-    from engram_kit.answering import Answer
+    from engram_kit.answering import Answer, Citation
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,23 @@ PROVENANCE_STYLES: dict[str, dict[str, str]] = {
 HEAT_STOPS: tuple[str, ...] = ("#ffffb2", "#fecc5c", "#fd8d3c", "#f03b20", "#bd0026")
 #: Default cap of nodes in an answer graph: the issue's "typical answer" size (<= 150 nodes).
 DEFAULT_MAX_NODES = 150
+#: Nodes of the focused default view (:meth:`AnswerGraph.focus`): about what a reader can take in at once
+#: with every label legible in a ~600x450 px panel (measured in the dashboard's browser test).
+FOCUS_NODES = 40
+#: Hetionet's metaedge abbreviation at the end of a relationship type (``EXPRESSES_AeG``, ``REGULATES_Gr>G``,
+#: ``PARTICIPATES_GpBP``, ``INCLUDES_PCiC``): source kind, relation letter(s), direction mark, target kind.
+_METAEDGE_SUFFIX = re.compile(r"_[A-Z]{1,2}[a-z]+>?[A-Z]{1,2}[A-Za-z]*$")
+#: PubMed's article address; ``{pmid}`` is the PubMed id.
+PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+#: doi.org resolver; ``{doi}`` is the DOI (``10.xxxx/...``).
+DOI_URL = "https://doi.org/{doi}"
+#: Hetionet verbs that read as a phrase only with their preposition (the metaedge names of Himmelstein et al.
+#: 2017, eLife 6:e26726, Figure 1); other verbs read as they are.
+_VERB_PHRASES: dict[str, str] = {"interacts": "interacts with", "participates": "participates in",
+                                 "associates": "associated with", "covaries": "covaries with",
+                                 "localizes": "localizes to"}
+_PMID = re.compile(r"(?:PMID:|pubmed:)?\b(\d{4,9})\b", re.IGNORECASE)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s;|,]+)")
 
 NODE_COLUMNS: tuple[str, ...] = ("id", "name", "kind", "ppr", "heat", "heat_color", "is_seed", "in_subgraph",
                                  "passages")
@@ -130,6 +149,27 @@ def heat_color(heat: float) -> str:
 def kind_color(kind: str) -> str:
     """Fill colour of a Hetionet node kind (:data:`KIND_COLORS`), grey for unknown kinds."""
     return KIND_COLORS.get(kind, UNKNOWN_KIND_COLOR)
+
+
+def relation_label(rel_type: str) -> str:
+    """Readable name of a relationship type, for edge labels and legends.
+
+    Hetionet's ``EXPRESSES_AeG`` -> ``"expresses"``, ``REGULATES_Gr>G`` -> ``"regulates"``,
+    ``CO_MENTIONED`` -> ``"co-mentioned"``, Biolink ``biolink:interacts_with`` -> ``"interacts with"``;
+    a negated assertion keeps its ``NOT`` (``"NOT treats"``). Unknown forms are lower-cased with
+    underscores as spaces. The raw type stays available in the edge data (``rel_type``).
+    """
+    text = str(rel_type or "").strip()
+    negated = text.upper().startswith("NOT ")
+    if negated:
+        text = text[4:].strip()
+    if text == "CO_MENTIONED":
+        out = "co-mentioned"
+    else:
+        text = text.split(":", 1)[1] if text.lower().startswith("biolink:") else text
+        out = _METAEDGE_SUFFIX.sub("", text).replace("_", " ").strip().lower() or text
+        out = _VERB_PHRASES.get(out, out)
+    return f"NOT {out}" if negated else out
 
 
 def _rgb(hex_color: str) -> tuple[int, int, int]:
@@ -180,6 +220,83 @@ class AnswerGraph:
         entities = {p: tuple(e for e in ids if e in keep) for p, ids in self.passage_entities.items()}
         return AnswerGraph(self.question, nodes, edges, entities, self.total_nodes)
 
+    def subset(self, node_ids: Iterable[str]) -> AnswerGraph:
+        """The given nodes (in this graph's order) and the edges among them; ``total_nodes`` is kept."""
+        keep = set(node_ids)
+        nodes = self.nodes[self.nodes["id"].isin(keep)].reset_index(drop=True)
+        edges = self.edges[self.edges["source"].isin(keep) & self.edges["target"].isin(keep)].reset_index(drop=True)
+        entities = {p: tuple(e for e in ids if e in keep) for p, ids in self.passage_entities.items()}
+        return AnswerGraph(self.question, nodes, edges, entities, self.total_nodes)
+
+    def focus(self, answer_nodes: Iterable[str] = (), *, max_nodes: int = FOCUS_NODES) -> AnswerGraph:
+        """The focused view a reader sees first: seeds, the answer's entities, the paths joining them.
+
+        Nodes are taken in this order until ``max_nodes``: (1) the seeds (question entities), (2) each of
+        ``answer_nodes`` (e.g. the entities of the passages and edges the answer cites, in citation order)
+        together with the shortest path (over this graph's edges, any direction) joining it to its nearest
+        seed, when the whole path still fits, (3) the highest-ranked (PPR) neighbours of the nodes kept so far. Nodes with no
+        edge inside the view are then dropped, except seeds (the question's own entities always show).
+
+        Parameters
+        ----------
+        answer_nodes : node ids the answer rests on; ids not in the graph are ignored.
+        max_nodes : cap of the view, >= 1 (default :data:`FOCUS_NODES`).
+
+        Returns
+        -------
+        AnswerGraph
+            ``len(view) <= max_nodes``; ``view.total_nodes`` is this graph's ``total_nodes``.
+
+        Raises
+        ------
+        DataError
+            If ``max_nodes < 1``.
+        """
+        import networkx as nx
+
+        if max_nodes < 1:
+            raise DataError(f"focus(max_nodes={max_nodes}): max_nodes must be >= 1.")
+        order = list(self.nodes["id"])
+        known = set(order)
+        undirected = nx.Graph()
+        undirected.add_nodes_from(order)
+        undirected.add_edges_from(zip(self.edges["source"], self.edges["target"]))
+        seeds = list(self.nodes.loc[self.nodes["is_seed"].astype(bool), "id"])
+        answers = [n for n in dict.fromkeys(answer_nodes) if n in known]
+        chosen: dict[str, None] = dict.fromkeys(seeds[:max_nodes])
+
+        def take(ids: Iterable[str]) -> None:
+            for node in ids:
+                if len(chosen) >= max_nodes:
+                    return
+                chosen.setdefault(node, None)
+
+        for node in answers:  # each answer entity with the shortest path joining it to a seed, while room is left
+            if len(chosen) >= max_nodes:
+                break
+            paths = [nx.shortest_path(undirected, seed, node) for seed in seeds
+                     if seed != node and nx.has_path(undirected, seed, node)]
+            new = [n for n in (min(paths, key=len)[1:] if paths else [node]) if n not in chosen]
+            if len(chosen) + len(new) <= max_nodes:
+                take(new)
+        rank = {n: i for i, n in enumerate(order)}  # seeds first, then PPR (build_answer_graph's order)
+        frontier = sorted({m for n in chosen for m in undirected[n]} - set(chosen), key=rank.__getitem__)
+        while frontier and len(chosen) < max_nodes:
+            take(frontier[:1])
+            frontier = sorted({m for n in chosen for m in undirected[n]} - set(chosen), key=rank.__getitem__)
+        view = undirected.subgraph(chosen)
+        kept = [n for n in chosen if view.degree(n) > 0 or n in seeds]
+        return self.subset(kept)
+
+    def kind_counts(self) -> dict[str, int]:
+        """Node count per kind, most frequent first (the legend's counts)."""
+        return {str(k): int(v) for k, v in self.nodes["kind"].value_counts().items()}
+
+    def without_kinds(self, kinds: Iterable[str]) -> AnswerGraph:
+        """This graph without the nodes of ``kinds`` (and their edges): the legend's filter."""
+        hidden = set(kinds)
+        return self.subset(self.nodes.loc[~self.nodes["kind"].isin(hidden), "id"])
+
     def passages_of(self, node_id: str) -> tuple[str, ...]:
         """Retrieved passage ids mentioning ``node_id`` (empty tuple for an unknown node)."""
         row = self.nodes.loc[self.nodes["id"] == node_id, "passages"]
@@ -205,7 +322,8 @@ class AnswerGraph:
         """Cytoscape.js elements JSON ``{"nodes": [...], "edges": [...]}`` (also Cytoscape desktop's format).
 
         Node data: ``id, label, kind, color, ppr, heat, heat_color, is_seed, in_subgraph, n_passages,
-        tooltip``; edge data: ``id, source, target, label (relationship type), provenance, n_passages``.
+        tooltip``; edge data: ``id, source, target, label`` (readable relation, :func:`relation_label`),
+        ``rel_type`` (raw), ``provenance, n_passages, directed`` (False for literature co-mentions), ``tooltip``.
         Parallel edges of different types or provenances keep distinct ids.
         """
         nodes = [
@@ -217,24 +335,29 @@ class AnswerGraph:
             for r in self.nodes.itertuples(index=False)
         ]
         edges = [
-            {"data": {"id": r.id, "source": r.source, "target": r.target, "label": r.rel_type,
-                      "provenance": r.provenance, "n_passages": len(r.passages)},
-             "classes": r.provenance}
+            {"data": {"id": r.id, "source": r.source, "target": r.target, "label": relation_label(r.rel_type),
+                      "rel_type": r.rel_type, "provenance": r.provenance, "n_passages": len(r.passages),
+                      "directed": r.provenance != "literature",
+                      "tooltip": f"{relation_label(r.rel_type)} ({r.rel_type}, {r.provenance})"},
+             "classes": r.provenance + (" negated" if str(r.rel_type).upper().startswith("NOT ") else "")}
             for r in self.edges.itertuples(index=False)
         ]
         return {"nodes": nodes, "edges": edges}
 
-    def to_networkx(self) -> nx.MultiGraph:
-        """An undirected :class:`networkx.MultiGraph` (parallel edges kept, keyed by edge id)."""
+    def to_networkx(self) -> nx.MultiDiGraph:
+        """A :class:`networkx.MultiDiGraph`: each edge from its subject (``source``) to its object
+        (``target``), parallel edges kept and keyed by edge id; ``directed`` is False on literature
+        co-mentions (their order is alphabetical, not meaningful), ``label`` the readable relation."""
         import networkx as nx
 
-        graph = nx.MultiGraph(question=self.question)
+        graph = nx.MultiDiGraph(question=self.question)
         for r in self.nodes.itertuples(index=False):
             graph.add_node(r.id, name=r.name, kind=r.kind, color=kind_color(r.kind), ppr=float(r.ppr),
                            heat=float(r.heat), is_seed=bool(r.is_seed), in_subgraph=bool(r.in_subgraph),
                            passages=";".join(r.passages))
         for r in self.edges.itertuples(index=False):
-            graph.add_edge(r.source, r.target, key=r.id, rel_type=r.rel_type, provenance=r.provenance,
+            graph.add_edge(r.source, r.target, key=r.id, rel_type=r.rel_type, label=relation_label(r.rel_type),
+                           provenance=r.provenance, directed=r.provenance != "literature",
                            passages=";".join(r.passages))
         return graph
 
@@ -384,7 +507,8 @@ def write_cytoscape_json(graph: AnswerGraph, path: str | Path) -> Path:
 
 
 def write_graphml(graph: AnswerGraph, path: str | Path) -> Path:
-    """Write GraphML via networkx (a multigraph: parallel typed edges are kept)."""
+    """Write GraphML via networkx: a directed multigraph (``edgedefault="directed"``, subject -> object),
+    parallel typed edges kept."""
     import networkx as nx
 
     path = Path(path)
@@ -545,6 +669,78 @@ def export_answer(answer: Answer, graph: AnswerGraph, folder: str | Path, *,
     if unknown:
         raise DataError(f"Unknown export format(s) {unknown}; choose from {', '.join(writers)}.")
     return {f: writers[f]() for f in formats}
+
+
+def export_bytes(answer: Answer, graph: AnswerGraph, *,
+                 formats: Iterable[str] = ("json", "graphml", "svg", "png", "passages", "entities", "bundle"),
+                 stem: str = "answer") -> dict[str, bytes]:
+    """The same files as :func:`export_answer`, in memory: file name -> content (for browser downloads,
+    so nothing is written into the workspace). Pass the graph the reader sees, so the files match it."""
+    with tempfile.TemporaryDirectory(prefix="engram-export-") as folder:
+        files = export_answer(answer, graph, folder, formats=formats, stem=stem)
+        return {path.name: path.read_bytes() for path in files.values()}
+
+
+# ---------------------------------------------------------------------------------- citation links
+@dataclass(frozen=True)
+class CitationLink:
+    """Where a citation leads: what the reader sees, an outside address, the evidence card and graph nodes.
+
+    Attributes
+    ----------
+    label : ``"PMID:123"`` for PubMed, ``"<document title>, p. 4"`` for an uploaded document, the
+        relationship in words for a graph edge (``"Hetionet: interacts"``), the desk row otherwise.
+    url : PubMed or doi.org address; ``""`` when the evidence has none (an uploaded file, a curated edge
+        without publications).
+    passage_id : the cited passage (its evidence card), ``""`` for an edge or desk row.
+    node_ids : graph nodes to highlight: the passage's entities, or the edge's two ends.
+    """
+
+    label: str
+    url: str
+    passage_id: str
+    node_ids: tuple[str, ...]
+
+
+_EDGE_REF = re.compile(r"^(?P<source>.+?) -\[(?P<rel>.+?)\]-> (?P<target>.+)$")
+
+
+def citation_link(citation: Citation, result: RetrievalResult, graph: AnswerGraph | None = None) -> CitationLink:
+    """Resolve a :class:`~engram_kit.answering.Citation` of an answer into a :class:`CitationLink`.
+
+    Passages are looked up in ``result.passages`` (PMID -> PubMed; a DOI in the title -> doi.org; an uploaded
+    document is named by its title and page instead of its internal id). Edge citations
+    (``"<source> -[<REL>]-> <target>"``) link the first PMID/DOI of the edge's ``publications`` in
+    ``result.subgraph_edges`` when there is one. ``graph`` supplies the passage's entities.
+    """
+    if citation.kind == "passage":
+        hit = next((h for h in result.passages if h.passage_id == citation.ref), None)
+        entities = graph.entities_of(citation.ref) if graph is not None else ()
+        if hit is None:
+            return CitationLink(citation.label, "", citation.ref, entities)
+        if hit.pmid:
+            return CitationLink(f"PMID:{hit.pmid}", PUBMED_URL.format(pmid=hit.pmid), hit.passage_id, entities)
+        doi = _DOI.search(hit.title or "")
+        pages = (f", p. {hit.page_start}" + (f"-{hit.page_end}" if hit.page_end and hit.page_end != hit.page_start
+                                             else "")) if hit.page_start else ""
+        title = hit.title or hit.article_id
+        title = title if len(title) <= 80 else title[:79] + "…"
+        return CitationLink(f"{title}{pages}", DOI_URL.format(doi=doi.group(1)) if doi else "", hit.passage_id,
+                            entities)
+    match = _EDGE_REF.match(citation.ref) if citation.kind == "edge" else None
+    if match is None:
+        return CitationLink(citation.label, "", "", ())
+    source, rel, target = match["source"], match["rel"], match["target"]
+    url = ""
+    edges = result.subgraph_edges
+    if "publications" in edges.columns and len(edges):
+        row = edges[(edges["source"] == source) & (edges["target"] == target) & (edges["rel_type"] == rel)]
+        pubs = " ".join(str(v) for v in row["publications"].head(1) if v)
+        doi, pmid = _DOI.search(pubs), _PMID.search(pubs)
+        url = (PUBMED_URL.format(pmid=pmid.group(1)) if pmid and "pmid" in pubs.lower()
+               else DOI_URL.format(doi=doi.group(1)) if doi else "")
+    label = citation.label.replace(rel, relation_label(rel)) if rel in citation.label else citation.label
+    return CitationLink(label, url, "", (source, target))
 
 
 def _json_default(value: object) -> object:

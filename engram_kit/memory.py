@@ -34,17 +34,20 @@ import pandas as pd
 
 from engram_kit.files import write_atomic
 from engram_kit.errors import DataError
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: Turns after which a working-memory strength halves (documented default, tunable per session).
-HALF_LIFE_TURNS = 2.0
+# Defaults of the classes below: the Settings fields of section "memory" (unit, range and source there);
+# a Session takes the workspace's values.
+#: Turns after which a working-memory strength halves.
+HALF_LIFE_TURNS: float = Settings.memory_half_life_turns
 #: Strength below which a working-memory entity or finding is forgotten.
-FORGET_BELOW = 0.05
+FORGET_BELOW: float = Settings.memory_forget_below
 #: Total PPR seed weight of working memory, relative to the question's seeds (which sum to 1).
-MEMORY_SEED_WEIGHT = 0.5
+MEMORY_SEED_WEIGHT: float = Settings.memory_seed_weight
 #: An entity named in this many turns of a session is consolidated into long-term memory.
-CONSOLIDATE_AFTER_TURNS = 3
+CONSOLIDATE_AFTER_TURNS: int = Settings.memory_consolidate_after
 #: File of long-term memory inside a workspace folder.
 MEMORY_FILE = "memory.json"
 
@@ -107,13 +110,13 @@ class WorkingMemory:
         for finding in self.findings:
             finding.strength *= self.decay
         for node_id, name, kind in dict.fromkeys(entities):
-            item = self.entities.get(node_id)
-            if item is None:
+            known = self.entities.get(node_id)
+            if known is None:
                 self.entities[node_id] = MemoryEntity(node_id, name, kind, 1.0, 1, self.turn, self.turn)
             else:
-                item.strength += 1.0
-                item.turns += 1
-                item.last_turn = self.turn
+                known.strength += 1.0
+                known.turns += 1
+                known.last_turn = self.turn
         for finding in findings:
             self.findings.append(MemoryFinding(finding.text, finding.citations, finding.agent, self.turn, 1.0))
         self.entities = {k: v for k, v in self.entities.items() if v.strength >= self.forget_below}

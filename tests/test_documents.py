@@ -249,6 +249,104 @@ def test_object_store_and_filename_rules(tmp_path):
             check_filename(bad)
 
 
+NOTE_V1 = b"# Protocol\n\nPulmonary embolism after trauma was treated with heparin in the first protocol. " * 3
+NOTE_V2 = b"# Protocol\n\nVenous thrombosis after trauma is now prevented with compression devices. " * 3
+
+
+def _vector_ids(ws, doc_id):
+    return [i for i in ws.vectors.ids(source="uploaded") if i.startswith(doc_id + "#")]
+
+
+def test_new_version_of_a_source_replaces_the_old_one_and_as_new_keeps_both(ws):
+    before = snapshot(ws)
+    repo = ws.documents
+    old = repo.add_bytes(NOTE_V1, "protocol.md")
+    new = repo.add_bytes(NOTE_V2, "protocol.md")
+    assert old.id != new.id and new.status == "complete"
+    assert repo.detail(old.id).status == "superseded"  # kept as history ...
+    assert ws.store.article_passages(old.id).empty and _vector_ids(ws, old.id) == []  # ... never cited
+    assert len(_vector_ids(ws, new.id)) == new.passages >= 1
+    assert old.id not in set(repo.list()["id"]) and old.id in set(repo.list(status="superseded")["id"])
+    versions = repo.versions(new.id)
+    assert versions["id"].tolist() == [new.id, old.id] and versions["superseded_by"].tolist() == ["", new.id]
+    hits = ws.retrieve("How was pulmonary embolism after trauma treated with heparin?", source="uploaded")
+    assert hits.passages and all(p.article_id != old.id for p in hits.passages)
+    kept = repo.add_bytes(NOTE_V1 + b" Appendix.", "protocol.md", as_new=True)
+    assert repo.detail(new.id).status == "complete" and repo.detail(kept.id).status == "complete"
+    assert repo.drop_history() == 1
+    for doc_id in (new.id, kept.id):
+        repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_purge_rewrites_the_stores_so_deleted_text_is_gone_from_disk(ws):
+    before = snapshot(ws)
+    token = b"Zorblaxine"
+    note = ws.documents.add_bytes(b"# Zorblaxine\n\n" + (b"Zorblaxine reduced pulmonary embolism after trauma. " * 6),
+                                  "zorblaxine.md")
+    ws.documents.delete(note.id)
+
+    def files_with_token() -> list[str]:
+        return [str(p.relative_to(ws.path)) for p in ws.path.rglob("*") if p.is_file() and token in p.read_bytes()]
+
+    report = ws.compact()
+    assert files_with_token() == []
+    assert report.graph_bytes_after > 0 and report.vectors_kept == before["vectors"]
+    assert "->" in str(report)
+    assert snapshot(ws) == before  # nothing live was lost
+    hits = ws.retrieve("complications of inferior vena cava filters in trauma", source="uploaded")
+    assert hits.passages and hits.passages[0].article_id == ws.report.id
+
+
+def test_file_names_are_checked_before_anything_is_written_and_sources_keep_their_ids(ws, tmp_path):
+    from urllib.parse import quote
+
+    before = snapshot(ws)
+    assert check_filename("cafe\u0301.pdf") == "caf\u00e9.pdf"  # NFC
+    for bad, why in (("invoice\u202efdp.exe.pdf", "bidirectional"), ("x\udcff.pdf", "not valid UTF-8"),
+                     ("x\x00.pdf", "control")):
+        with pytest.raises(DataError, match=why):
+            check_filename(bad)
+    repo = ws.documents
+    report = repo.add_bytes(NOTE_V1, "invoice\u202efdp.md", raise_on_error=False)
+    assert report.status == "error" and "\u202e" not in report.filename and "\\u202e" in report.filename
+    first = repo.add_bytes(b"", "a.pdf", raise_on_error=False)
+    second = repo.add_bytes(b"", "b.pdf", raise_on_error=False)
+    assert first.id != second.id and {first.filename, second.filename} == {"a.pdf", "b.pdf"}
+    assert repo.detail(first.id).info["filename"] == "a.pdf"  # not overwritten by the second empty file
+    note = tmp_path / "my note.md"
+    note.write_bytes(NOTE_V2)
+    via_url = repo.add_url("file://" + quote(str(note)))
+    assert via_url.status == "complete" and via_url.filename == "my note.md"
+    for doc_id in (report.id, first.id, second.id, via_url.id):
+        repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_status_is_honest_about_lost_pages_and_empty_documents(ws):
+    import pymupdf
+
+    before = snapshot(ws)
+    doc = pymupdf.open()
+    doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), "Heparin prevents venous thrombosis after "
+                                  "trauma in most patients who can receive it safely. " * 12, fontsize=10)
+    doc.new_page().draw_rect(pymupdf.Rect(50, 50, 400, 600), fill=(0.5, 0.5, 0.5))  # an image-only page
+    report = ws.documents.add_bytes(doc.tobytes(), "partial.pdf")
+    assert report.status == "complete_with_warnings" and report.passages >= 1
+    assert "warning: 1 of 2 pages have no text layer" in str(ws.documents.detail(report.id))
+    refs = pymupdf.open()
+    page = refs.new_page()
+    page.insert_text((72, 40), "A Title Set Large", fontsize=16, fontname="hebo")  # the title is metadata
+    page.insert_text((72, 60), "References", fontsize=12, fontname="hebo")
+    page.insert_text((72, 80), "\n".join(
+        f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9." for i in range(1, 30)), fontsize=9)
+    empty = ws.documents.add_bytes(refs.tobytes(), "refs-only.pdf", raise_on_error=False)
+    assert empty.status == "error" and "yields no passages" in empty.error
+    for doc_id in (report.id, empty.id):
+        ws.documents.delete(doc_id)
+    assert snapshot(ws) == before
+
+
 def test_cli_ingest_docs_doc_rm(ws, capsys):  # `engram reprocess` shares cmd code with rm; API tested above
     from engram_kit.cli import main
 

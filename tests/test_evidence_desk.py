@@ -91,19 +91,19 @@ def test_search_by_id_and_by_name(desk):
         desk.search("  ")
 
 
-@pytest.mark.parametrize(("question", "template", "entity"), [
-    ("Which pathways does TP53 participate in?", "gene_pathways", "Gene::7157"),
-    ("What does metformin treat?", "compound_treats", "Compound::DB00331"),
-    ("Which genes does BACE1 interact with?", "gene_interactions", "Gene::23621"),
-    ("What are the side effects of donepezil?", "compound_side_effects", "Compound::DB00843"),
-    ("Which diseases resemble Alzheimer's disease?", "disease_resembles", "Disease::DOID:10652"),
-    ("Which genes are associated with Alzheimer's disease?", "disease_genes", "Disease::DOID:10652"),
-    ("What palliates Alzheimer's disease?", "disease_palliated_by", "Disease::DOID:10652"),
+@pytest.mark.parametrize(("question", "rel_type", "entity"), [
+    ("Which pathways does TP53 participate in?", "PARTICIPATES_GpPW", "Gene::7157"),
+    ("What does metformin treat?", "TREATS_CtD", "Compound::DB00331"),
+    ("Which genes does BACE1 interact with?", "INTERACTS_GiG", "Gene::23621"),
+    ("What are the side effects of donepezil?", "CAUSES_CcSE", "Compound::DB00843"),
+    ("Which diseases resemble Alzheimer's disease?", "RESEMBLES_DrD", "Disease::DOID:10652"),
+    ("Which genes are associated with Alzheimer's disease?", "ASSOCIATES_DaG", "Disease::DOID:10652"),
+    ("What palliates Alzheimer's disease?", "PALLIATES_CpD", "Disease::DOID:10652"),
 ])
-def test_offline_templates_cite_real_rows(desk, workspace, question, template, entity):
+def test_offline_intent_plans_cite_real_rows(desk, workspace, question, rel_type, entity):
     result = desk.investigate(question)
-    assert result.template == template and result.mode == "offline-template"
-    assert result.outcome == "supported" and result.withheld_count == 0
+    assert result.template.startswith("intent:") and f"[{rel_type}]" in result.template
+    assert result.mode == "offline-template" and result.outcome == "supported" and result.withheld_count == 0
     listing, count = result.artifacts
     assert listing.parameters == {"id": entity} and listing.status == count.status == "ok"
     # every claim cites a kept row and names that row's target
@@ -111,31 +111,35 @@ def test_offline_templates_cite_real_rows(desk, workspace, question, template, e
         (citation,) = claim.citations
         row = listing.row(citation.split(":")[1])
         assert row is not None and row["target"] in claim.text
-    # the count claim agrees with an independent count through the store
+    # the count claim agrees with the number of distinct targets; at most 10 listed, best evidence first
     total = count.row("r1")["n"]
     assert str(total) in result.claims[-1].text and result.claims[-1].citations == ("q2:r1",)
-    assert len(listing.rows) == min(total, 25)
+    assert len(listing.rows) == min(total, 10)
+    keys = [(r["n_sources"], r["n_publications"], r["unbiased"]) for r in (listing.row(i) for i in listing.row_ids)]
+    assert keys == sorted(keys, reverse=True)
 
 
 def test_tp53_pathway_count_matches_the_graph(desk, workspace):
     result = desk.investigate("Which pathways does TP53 participate in?")
     direct = workspace.store.query("MATCH (g:Gene {id: 'Gene::7157'})-[:PARTICIPATES_GpPW]->(p:Pathway) "
                                    "RETURN count(DISTINCT p) AS n")["n"].iloc[0]
-    assert result.artifacts[1].row("r1")["n"] == direct > 25
-    assert any("first 25" in note for note in result.notes)
-    assert "TP53 participates in the pathway" in result.to_markdown()
+    assert result.artifacts[1].row("r1")["n"] == direct > 10
+    assert any(f"{direct} pathways in total; top 10 shown" in note for note in result.notes)
+    assert "TP53 participates in " in result.to_markdown()
 
 
 def test_unmatched_question_is_unsupported_with_a_note(desk):
     result = desk.investigate("What is the meaning of life?")
-    assert result.outcome == "unsupported" and not result.artifacts and "No offline template" in result.notes[0]
+    assert result.outcome == "unsupported" and not result.artifacts
+    assert "not recognised offline" in result.notes[0] and "No offline template" in result.notes[1]
     with pytest.raises(QueryError):
         desk.investigate(" ")
 
 
 def test_offline_llm_uses_templates(workspace):
     result = workspace.evidence_desk(OfflineLLM()).investigate("What does metformin treat?")
-    assert result.template == "compound_treats" and result.outcome == "supported" and result.repair_turns == 0
+    assert result.template == "intent:Compound -> [TREATS_CtD] Disease" and result.outcome == "supported"
+    assert result.repair_turns == 0
 
 
 # --- validator -------------------------------------------------------------------------------------------

@@ -108,7 +108,10 @@ def test_drugbank_brand_and_gene_alias(lexicon):
 
 def test_lexicon_without_synonyms_has_names_only(nodes):
     small = Lexicon.build(nodes.head(500), None)
-    assert {e.source for _, e in small.entries()} <= {"name", "mesh"}
+    # names, and variants generated from names (Greek letters, possessives: issue 14)
+    assert {e.source for _, e in small.entries()} <= {"name", "mesh", "variant"}
+    variants = [e for _, e in small.entries() if e.source == "variant"]
+    assert all(small.lookup(e.surface) for e in variants)
     assert len(small.node_names) == 500
 
 

@@ -10,9 +10,14 @@ compounds (:mod:`engram_kit.agents.routing`). All facts are Hetionet v1.0 edges 
   (``PARTICIPATES_GpPW``), ranked by the number of shared pathways.
 * **Repurposing candidates** for a disease: Personalized PageRank on the knowledge graph seeded with
   the disease (share ``AgentOptions.disease_seed_share``) and its associated genes (``ASSOCIATES_DaG``,
-  the rest split evenly); compounds ranked by PPR score, excluding those that already treat it
-  (``TREATS_CtD``). Beside it, the **degree-only baseline**: compounds ranked by their number of graph
-  neighbours. Project Rephetio found such degree-based priors alone reach a high AUROC (0.979 reported in
+  the rest split evenly), excluding compounds that already treat or palliate it (``TREATS_CtD``,
+  ``PALLIATES_CpD``). Raw PPR mostly finds hub compounds (the same Mitoxantrone and Dexamethasone for every
+  disease), so candidates are ranked **disease-specifically**: by ``score = ppr - background``, where
+  ``background`` is the PPR the compound gets from the *average* disease (the same seed construction
+  averaged over every disease of the graph; PPR is linear in its seed vector, so this is one PPR run).
+  A compound ranks high when this disease reaches it more than diseases do in general; ``specificity`` =
+  ``ppr / background`` is shown beside it. Beside it, the **degree-only baseline**: compounds ranked by
+  their number of graph neighbours. Project Rephetio found such degree-based priors alone reach a high AUROC (0.979 reported in
   the brief for its prior) because well-studied compounds are both highly connected and more often
   indicated, so a PPR ranking is only interesting where it departs from degree. ``auroc_ppr`` and
   ``auroc_degree`` measure how well each ranking recovers the disease's known treatments among all
@@ -39,6 +44,7 @@ import pandas as pd
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import DrugEvent, StatusEvent
 from engram_kit.agents.graph import GraphPath, edge_citation
+from engram_kit.agents.render import claims_markdown, frame_markdown, section
 from engram_kit.agents.routing import report_not_applicable
 from engram_kit.answering import Citation, Claim
 from engram_kit.retrieval.ppr import personalized_pagerank
@@ -68,8 +74,10 @@ class Repurposing:
 
     Attributes
     ----------
-    candidates : DataFrame ``rank, compound_id, name, ppr, degree, degree_rank`` (top by PPR; ``ppr`` is
-        the stationary probability, ``degree`` the number of graph neighbours).
+    candidates : DataFrame ``rank, compound_id, name, score, ppr, background, specificity, degree, degree_rank``
+        (top by ``score = ppr - background``: ``ppr`` is the stationary probability for this disease,
+        ``background`` that for the average disease, ``specificity = ppr / background``, ``degree`` the number
+        of graph neighbours).
     baseline : DataFrame ``rank, compound_id, name, degree, ppr_rank`` (top by degree, same exclusions).
     known_treatments : DataFrame ``compound_id, name, ppr_rank_all, degree_rank_all`` (TREATS_CtD; ranks
         among all compounds).
@@ -86,9 +94,19 @@ class Repurposing:
     known_treatments: pd.DataFrame
     auroc_ppr: float | None
     auroc_degree: float | None
+    palliatives: list[str] = field(default_factory=list)
+
+    def to_markdown(self, rows: int = 10) -> str:
+        """The candidates as a Markdown table, with the exclusions and the ranking rule."""
+        head = (f"**Repurposing candidates for {self.disease_name}** (disease-specific PPR excess over the average "
+                f"disease; {len(self.known_treatments)} known treatment(s) and {len(self.palliatives)} palliative(s) "
+                "excluded)")
+        cols = [c for c in ("rank", "name", "score", "specificity", "ppr", "degree", "degree_rank")
+                if c in self.candidates.columns]
+        return head + "\n\n" + frame_markdown(self.candidates[cols], rows)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"disease_id": self.disease_id, "disease_name": self.disease_name, "n_seed_genes": self.n_seed_genes,
+        return {"disease_id": self.disease_id, "palliatives": self.palliatives, "disease_name": self.disease_name, "n_seed_genes": self.n_seed_genes,
                 "seed_genes": self.seed_genes,
                 "candidates": self.candidates.to_dict(orient="records"),
                 "baseline": self.baseline.to_dict(orient="records"),
@@ -142,6 +160,23 @@ class DrugReport:
             return self.repurposing[0].candidates
         return self.binders if not self.binders.empty else self.targets
 
+    def to_markdown(self, rows: int = 10) -> str:
+        """Findings as cited bullets, then tables: repurposing candidates per disease, targets, binders."""
+        lines = claims_markdown(self.findings)
+        for rep in self.repurposing:
+            lines += ["", rep.to_markdown(rows)]
+        if not self.targets.empty:
+            lines += section("Targets of the question's compounds", [frame_markdown(
+                self.targets[["compound", "gene", "relation"]], rows)])
+        if not self.binders.empty:
+            lines += section("Compounds acting on the question's genes", [frame_markdown(
+                self.binders[["gene", "compound", "relation", "shared_pathways"]], rows)])
+        lines += [f"> {note}" for note in self.notes]
+        return "\n".join(lines).strip() or "No drug findings."
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
     def to_dict(self) -> dict[str, Any]:
         return {"targets": self.targets.to_dict(orient="records"), "binders": self.binders.to_dict(orient="records"),
                 "indications": self.indications.to_dict(orient="records"),
@@ -149,6 +184,22 @@ class DrugReport:
                 "comparisons": [c.to_dict() for c in self.comparisons],
                 "narrative": [asdict(c) for c in self.narrative], "findings": [asdict(c) for c in self.findings],
                 "notes": list(self.notes)}
+
+
+#: Background PPR per knowledge graph (id -> (graph, (damping, share), scores)): one run per graph and settings.
+_BACKGROUND: dict[int, tuple[CSRGraph, tuple[float, float], np.ndarray]] = {}
+
+
+def disease_seeds(disease: int | None, genes: list[int], share: float) -> dict[int, float]:
+    """Seed weights of a disease's repurposing PPR: ``share`` on the disease node, the rest split evenly over
+    its associated genes (all on the disease when it has none). Weights sum to 1 (0 seeds -> empty)."""
+    seeds: dict[int, float] = {}
+    share = share if genes else 1.0
+    if disease is not None:
+        seeds[disease] = share
+    for i in genes:
+        seeds[i] = seeds.get(i, 0.0) + (1.0 - share) / len(genes)
+    return seeds
 
 
 def _compound_mask(kg: CSRGraph) -> np.ndarray:
@@ -295,29 +346,32 @@ class DrugAgent:
         kg = graph.kg
         genes = graph.neighbours(self.name, [disease_id], "Disease", "ASSOCIATES_DaG", "Gene")
         treats = graph.neighbours(self.name, [disease_id], "Disease", "TREATS_CtD", "Compound")
+        palliates = graph.neighbours(self.name, [disease_id], "Disease", "PALLIATES_CpD", "Compound")
         index = kg.index
-        seeds: dict[int, float] = {}
         gene_idx = [index[g] for g in genes["id"] if g in index]
-        share = opts.disease_seed_share if gene_idx else 1.0
-        if disease_id in index:
-            seeds[index[disease_id]] = share
-        for i in gene_idx:
-            seeds[i] = seeds.get(i, 0.0) + (1.0 - share) / len(gene_idx)
+        seeds = disease_seeds(index.get(disease_id), gene_idx, opts.disease_seed_share)
         compound = np.flatnonzero(_compound_mask(kg))
         degree = np.diff(kg.adjacency.indptr)[compound].astype(np.float64)
-        scores = personalized_pagerank(kg, seeds, damping=context.damping).scores[compound] if seeds else np.zeros(compound.size)
+        ppr = personalized_pagerank(kg, seeds, damping=context.damping).scores[compound] if seeds else np.zeros(compound.size)
+        background = self._background(context)[compound]
+        scores = ppr - background  # disease-specific excess over the average disease
         ids = kg.node_ids[compound].astype(str)
         known = np.isin(ids, treats["id"].to_numpy(dtype=str))
-        ppr_rank = _ranks(scores, ~known)
-        deg_rank = _ranks(degree, ~known)
+        indicated = known | np.isin(ids, palliates["id"].to_numpy(dtype=str))
+        ppr_rank = _ranks(scores, ~indicated)
+        deg_rank = _ranks(degree, ~indicated)
         k = opts.repurposing_candidates
-        cand_idx = [i for i in np.argsort(-scores, kind="stable") if not known[i] and scores[i] > 0][:k]
-        base_idx = [i for i in np.argsort(-degree, kind="stable") if not known[i]][:k]
+        cand_idx = [i for i in np.argsort(-scores, kind="stable") if not indicated[i] and ppr[i] > 0][:k]
+        base_idx = [i for i in np.argsort(-degree, kind="stable") if not indicated[i]][:k]
         all_ids = [str(ids[i]) for i in cand_idx + base_idx] + treats["id"].tolist()
         names = graph.names(all_ids)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            specificity = np.where(background > 0, ppr / np.maximum(background, 1e-300), np.inf)
         candidates = pd.DataFrame({
             "rank": range(1, len(cand_idx) + 1), "compound_id": [str(ids[i]) for i in cand_idx],
-            "name": [names[str(ids[i])] for i in cand_idx], "ppr": [float(scores[i]) for i in cand_idx],
+            "name": [names[str(ids[i])] for i in cand_idx], "score": [float(scores[i]) for i in cand_idx],
+            "ppr": [float(ppr[i]) for i in cand_idx], "background": [float(background[i]) for i in cand_idx],
+            "specificity": [float(specificity[i]) for i in cand_idx],
             "degree": [int(degree[i]) for i in cand_idx], "degree_rank": [int(deg_rank[i]) for i in cand_idx]})
         baseline = pd.DataFrame({
             "rank": range(1, len(base_idx) + 1), "compound_id": [str(ids[i]) for i in base_idx],
@@ -330,9 +384,31 @@ class DrugAgent:
                        "ppr_rank_all": int(ppr_all[position[c]]) if c in position else None,
                        "degree_rank_all": int(deg_all[position[c]]) if c in position else None}
                       for c in treats["id"]]
-        return Repurposing(disease_id, disease_name, len(gene_idx), sorted(genes["id"]), candidates, baseline,
-                           pd.DataFrame(known_rows, columns=["compound_id", "name", "ppr_rank_all", "degree_rank_all"]),
-                           auroc(scores, known), auroc(degree, known))
+        rep = Repurposing(disease_id, disease_name, len(gene_idx), sorted(genes["id"]), candidates, baseline,
+                          pd.DataFrame(known_rows, columns=["compound_id", "name", "ppr_rank_all", "degree_rank_all"]),
+                          auroc(scores, known), auroc(degree, known))
+        rep.palliatives = sorted(palliates["id"])
+        return rep
+
+    def _background(self, context: AgentContext) -> np.ndarray:
+        """PPR of every node for the average disease (seed vector averaged over all diseases; cached per graph)."""
+        kg = context.graph.kg
+        cached = _BACKGROUND.get(id(kg))
+        if cached is not None and cached[0] is kg and cached[1] == (context.damping, context.options.disease_seed_share):
+            return cached[2]
+        index = kg.index
+        disease_ids = [str(x) for x in kg.node_ids.astype(str) if str(x).startswith("Disease::")]
+        links = context.graph.neighbours(self.name, disease_ids, "Disease", "ASSOCIATES_DaG", "Gene")
+        by_disease = links.groupby("source_id")["id"].agg(list).to_dict() if not links.empty else {}
+        total: dict[int, float] = {}
+        for d in disease_ids:
+            gene_idx = [index[g] for g in by_disease.get(d, []) if g in index]
+            for node, weight in disease_seeds(index.get(d), gene_idx, context.options.disease_seed_share).items():
+                total[node] = total.get(node, 0.0) + weight / len(disease_ids)
+        scores = (personalized_pagerank(kg, total, damping=context.damping).scores if total
+                  else np.zeros(kg.n_nodes))
+        _BACKGROUND[id(kg)] = (kg, (context.damping, context.options.disease_seed_share), scores)
+        return scores
 
     def _repurposing_claims(self, rep: Repurposing, narrative: list[Claim]) -> list[Claim]:
         """Known treatments, and the candidates citing the narrative edges about them (else the seed
@@ -340,7 +416,8 @@ class DrugAgent:
         claims = []
         if len(rep.known_treatments):
             shown = ", ".join(rep.known_treatments["name"])
-            claims.append(Claim(f"Known treatments of {rep.disease_name} (excluded from candidates): {shown}",
+            palliative = f" (and {len(rep.palliatives)} palliative compound(s))" if rep.palliatives else ""
+            claims.append(Claim(f"Known treatments of {rep.disease_name} (excluded from candidates{palliative}): {shown}",
                                 tuple(edge_citation(c, "TREATS_CtD", rep.disease_id)
                                       for c in rep.known_treatments["compound_id"].head(3))))
         if len(rep.candidates):
@@ -353,8 +430,9 @@ class DrugAgent:
             top_ids = set(rep.candidates["compound_id"].head(5))
             cites = tuple(x for c in narrative for x in c.citations if x.ref.split(" ", 1)[0] in top_ids)
             cites = cites or tuple(edge_citation(rep.disease_id, "ASSOCIATES_DaG", g) for g in rep.seed_genes[:3])
-            claims.append(Claim(f"Repurposing candidates for {rep.disease_name} by PPR over the disease and its "
-                                f"{rep.n_seed_genes} associated genes: {top}{quality}", cites))
+            claims.append(Claim(f"Repurposing candidates for {rep.disease_name} by disease-specific PPR (excess over "
+                                f"the average disease) from the disease and its {rep.n_seed_genes} associated genes: "
+                                f"{top}{quality}", cites))
         return claims
 
     # --- two compounds ----------------------------------------------------------------------------
@@ -458,10 +536,14 @@ class DrugAgent:
 
 
 def _path_sentence(path: GraphPath) -> str:
-    parts = [path.names[0]]
-    for rel, name in zip(path.relations, path.names[1:]):
-        parts.append(f"{rel.split('|')[0].split('_')[0].lower()} {name}")
-    return "Graph path: " + " -> ".join(parts)
+    """``"Graph path: Mitoxantrone upregulates CLGN; Alzheimer's disease downregulates CLGN"``: every edge
+    worded subject first, as stored (a walk may traverse an edge against its direction)."""
+    names = dict(zip(path.nodes, path.names))
+    parts = []
+    for (source, rel, target), walked in zip(path.edges, path.relations):
+        verb = (rel or walked).split("|")[0].split("_")[0].lower()
+        parts.append(f"{names.get(source, source)} {verb} {names.get(target, target)}")
+    return "Graph path: " + "; ".join(parts)
 
 
 def _ranks(values: np.ndarray, eligible: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ import pandas as pd
 
 from engram_kit.answering import Citation, Claim
 from engram_kit.answering.assertions import edge_label
-from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
@@ -191,12 +191,12 @@ class GraphQueries:
         if not isinstance(self.store, LockedStore):
             self.store = LockedStore(self.store)  # type: ignore[arg-type]
         if not self.graph_name:
-            self.graph_name = "Hetionet" if self.schema.name == "hetionet" else "KGX graph"
+            self.graph_name = self.schema.profile.display_name
 
     @property
     def schema(self) -> GraphSchema:
         """The store's domain schema (Hetionet v1.0 when the store names none)."""
-        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+        return self.store.schema
 
     def label_of(self, node_id: str) -> str:
         """Graph label of a node id (``"Gene::HGNC:10848"`` -> ``"Gene"``; the kind itself when unknown)."""

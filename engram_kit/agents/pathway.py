@@ -77,6 +77,20 @@ class PathwayReport:
         """The ranked pathways."""
         return self.ranked
 
+    def to_markdown(self, rows: int = 10) -> str:
+        """Findings as cited bullets, then the ranked pathways as a table."""
+        from engram_kit.agents.render import claims_markdown, frame_markdown, section
+
+        lines = claims_markdown(self.findings)
+        if not self.ranked.empty:
+            cols = [c for c in ("name", "query_genes", "n_query_genes", "n_disease_genes", "size") if c in self.ranked]
+            lines += section("Pathways", [frame_markdown(self.ranked[cols], rows)])
+        lines += [f"> {note}" for note in self.notes]
+        return "\n".join(lines).strip() or "No pathway findings."
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 

@@ -85,6 +85,9 @@ class PhenotypeReport:
         lines += [f"> {note}" for note in self.notes]
         return "\n".join(lines) or "No phenotype findings."
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
     def to_dict(self) -> dict[str, Any]:
         return {"associations": self.associations.to_dict(orient="records"),
                 "paths": self.paths.to_dict(orient="records"), "shortest": [p.to_dict() for p in self.shortest],

@@ -19,9 +19,6 @@ from engram_kit.agents.investigate import InvestigationResult, Investigator, ite
 from engram_kit.agents.options import AgentOptions
 from engram_kit.answering import Claim
 from engram_kit.memory import (
-    CONSOLIDATE_AFTER_TURNS,
-    HALF_LIFE_TURNS,
-    MEMORY_SEED_WEIGHT,
     LongTermMemory,
     MemoryFinding,
     WorkingMemory,
@@ -41,22 +38,26 @@ class Session:
     workspace : an open workspace.
     llm : LLM provider or None (offline).
     memory_weight : total PPR seed weight of working memory relative to the question's seeds (which sum
-        to 1), >= 0; 0.5 by default (:data:`engram_kit.memory.MEMORY_SEED_WEIGHT`), 0 turns memory off.
-    half_life_turns : working-memory half-life in turns (default 2).
+        to 1), >= 0; default ``Settings.memory_seed_weight`` of the workspace (0.5), 0 turns memory off.
+    half_life_turns : working-memory half-life in turns (default ``Settings.memory_half_life_turns``, 2).
     long_term_weight : seed weight of long-term entities, >= 0 (default 0: off).
-    consolidate_after : turns naming an entity before it is consolidated into long-term memory (3).
+    consolidate_after : turns naming an entity before it is consolidated into long-term memory (default
+        ``Settings.memory_consolidate_after``, 3).
     options : agent parameters.
     """
 
-    def __init__(self, workspace: Workspace, *, llm: LLM | None = None, memory_weight: float = MEMORY_SEED_WEIGHT,
-                 half_life_turns: float = HALF_LIFE_TURNS, long_term_weight: float = 0.0,
-                 consolidate_after: int = CONSOLIDATE_AFTER_TURNS, options: AgentOptions | None = None) -> None:
+    def __init__(self, workspace: Workspace, *, llm: LLM | None = None, memory_weight: float | None = None,
+                 half_life_turns: float | None = None, long_term_weight: float = 0.0,
+                 consolidate_after: int | None = None, options: AgentOptions | None = None) -> None:
+        settings = workspace.settings
         self.workspace = workspace
         self.investigator = Investigator(workspace, llm=llm, options=options)
-        self.memory_weight = float(memory_weight)
+        self.memory_weight = float(settings.memory_seed_weight if memory_weight is None else memory_weight)
         self.long_term_weight = float(long_term_weight)
-        self.consolidate_after = int(consolidate_after)
-        self.memory = WorkingMemory(half_life_turns)
+        self.consolidate_after = int(settings.memory_consolidate_after if consolidate_after is None
+                                     else consolidate_after)
+        self.memory = WorkingMemory(settings.memory_half_life_turns if half_life_turns is None else half_life_turns,
+                                    settings.memory_forget_below)
         self.long_term = LongTermMemory.load(workspace.path)
         self.history: list[InvestigationResult] = []
 

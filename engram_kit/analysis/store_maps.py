@@ -20,6 +20,7 @@ from engram_kit.analysis.cooccurrence import DocumentGraph, LiteratureMapBuilder
 from engram_kit.analysis.kg_link import CuratedEdgeIndex
 from engram_kit.analysis.literature_map import LiteratureMap
 from engram_kit.errors import DataError
+from engram_kit.records import COMPLETE_STATUSES
 from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
 from engram_kit.store.base import GraphStore
 
@@ -62,7 +63,7 @@ def document_graphs(store: GraphStore, builder: LiteratureMapBuilder, *, article
     articles = store.articles()
     if articles.empty:
         return []
-    complete = articles[articles["status"] == "complete"].set_index("id")
+    complete = articles[articles["status"].isin(COMPLETE_STATUSES)].set_index("id")
     wanted = list(complete.index) if article_ids is None else list(article_ids)
     unknown = [a for a in wanted if a not in complete.index]
     if unknown:

@@ -1,10 +1,21 @@
 """Extractive answers: cited sentences from top passages plus curated graph edges, no LLM.
 
-Sentence choice: each of the top passages is split into sentences (spaCy's rule-based sentencizer on
-a blank English pipeline); a sentence scores its cosine similarity to the question (same embedder as
-retrieval) plus a bonus of 0.1 per question entity or evidence-path entity it names. The best sentence
-of each passage becomes a claim citing that passage, in retrieval order. Graph claims come from the
-PPR-scored subgraph: edges that touch a seed node, preferring the node kind the question asks for
+Sentence choice (query-focused): each of the top passages is split into sentences (spaCy's rule-based
+sentencizer on a blank English pipeline). Only whole sentences are candidates (:func:`is_whole_sentence`:
+a chunk's clipped first or last sentence is dropped), and methods, search-strategy, affiliation and
+boilerplate sentences are filtered out (:func:`is_boilerplate`; passages of a methods/references section
+are skipped). A sentence scores its cosine similarity to the question (same embedder as retrieval), plus
+0.1 per question entity or evidence-path entity it names, plus :data:`RELATION_BONUS` when it words the
+relation the question asks about and :data:`KIND_BONUS` when it names the asked kind
+(:mod:`engram_kit.answering.intent`). The best sentence of each passage becomes a claim citing that
+passage, in retrieval order; a sentence already used (overlapping chunks repeat text) is not repeated, and
+of two chunks holding it the one with the narrower page range is cited (``p. 2``, not ``pp. 1-2``).
+
+Graph claims: when a :class:`~engram_kit.answering.facts.GraphFacts` is given (``Workspace.ask`` gives
+one), the edges of the relation the question asks about come first, ranked by evidence, with the total
+as a note ("22 compounds treat type 2 diabetes mellitus; top 10 shown ...") or "The graph has no ..."
+when there are none. When the relation is not recognised (or without ``GraphFacts``), graph claims come
+from the PPR-scored subgraph: edges that touch a seed node, preferring the node kind the question asks for
 ("which compounds ..."), then curated indications (TREATS, then PALLIATES), then the highest PPR score
 of the other endpoint. A graph claim keeps the edge's meaning (see :mod:`engram_kit.answering.assertions`):
 subject before object, a negated assertion as ``"NOT: ..."`` (only present when retrieval was asked for
@@ -20,8 +31,12 @@ from functools import lru_cache
 
 
 from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
+from engram_kit.answering.facts import GraphFacts
+from engram_kit.answering.intent import KIND_WORDS, RELATION_WORDS, Intent, parse_intent
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
+from engram_kit.kg.profiles import profile_for
+from engram_kit.text import sentence_texts
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
@@ -38,25 +53,67 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
     (r"\b(phenotyp|clinical (feature|sign))", "PhenotypicFeature"),
 )
 
-__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "asked_kind",
-           "split_sentences"]
+__all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "answer_sentences",
+           "asked_kind"]
 #: Relationship types that answer a question best come first among edges to the asked kind:
 #: curated indications before palliation, before everything else (lower = earlier).
 REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
 
 
+#: Score bonus of a sentence that words the asked relation ("treats", "side effect") / names the asked kind.
+RELATION_BONUS = 0.1
+KIND_BONUS = 0.05
+#: Sentences that report how a study was done or who wrote it, not what it found (headed by a structured
+#: abstract label, or carrying affiliation / copyright / registration boilerplate).
+BOILERPLATE = re.compile(
+    r"^\W*(materials?\s*(and|&)\s*methods?|methods?|methodology|search (strategy|methods?)|selection criteria"
+    r"|data (collection|extraction|sources|synthesis)( and analysis)?|study (selection|design)|eligibility criteria"
+    r"|statistical analysis|main outcome measures?|trial registration|registration|funding|conflicts? of interest"
+    r"|competing interests|keywords?|abbreviations?|authors?'? contributions?|acknowledge?ments?)\s*[:.\-]"
+    r"|\bdepartment of\b|\bdept\.|\bfaculty of\b|\bschool of medicine\b|\belectronic address\b|@|\bcopyright\b"
+    r"|©|\ball rights reserved\b|\bpublished by elsevier\b|\bthis article is protected\b"
+    r"|\bwe searched\b|\bdatabases? (were|was) searched\b|\bcochrane\b.*\bregister\b",
+    re.IGNORECASE)
+#: Sections whose passages never give literature claims (methods, references, declarations).
+SKIPPED_SECTIONS = re.compile(r"method|reference|bibliograph|acknowledg|funding|author|affiliation|declaration"
+                              r"|conflict|competing|supplement|abbreviation", re.IGNORECASE)
+_SENTENCE_START = re.compile(r"^(\([+-]\)-|[\(\[\"'\u201c])?[A-Z0-9\u0370-\u03ff]")
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\)\]]?$")
+
+
+def is_whole_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` starts like a sentence (capital letter, digit, Greek letter, an opening bracket or
+    quote, or a stereo prefix such as ``(+)-``) and ends with ``.``, ``!`` or ``?`` (optionally closed by a
+    quote or bracket); a clipped chunk edge such as ``"+)-Posiphen reduced ..."`` is not."""
+    text = sentence.strip()
+    return bool(_SENTENCE_START.match(text)) and bool(_SENTENCE_END.search(text))
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """Whether ``sentence`` is methods / search-strategy / affiliation / copyright text (:data:`BOILERPLATE`)."""
+    return BOILERPLATE.search(sentence) is not None
+
+
+def _page_label(hit: PassageHit) -> str:
+    """Citation label with the page range of a document passage (``doc, pp. 1-2``); PubMed: ``PMID:n``."""
+    if hit.pmid or not hit.page_start or not hit.page_end or hit.page_end == hit.page_start:
+        return hit.citation
+    return f"{hit.article_id}, pp. {hit.page_start}-{hit.page_end}"
+
+
+def _page_span(hit: PassageHit) -> int:
+    return (hit.page_end or hit.page_start or 0) - (hit.page_start or 0)
+
+
+def _normalise(sentence: str) -> str:
+    return re.sub(r"\W+", " ", sentence.lower()).strip()
+
+
 @lru_cache(maxsize=1)
-def _sentencizer():  # noqa: ANN202 - spaCy Language
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    return nlp
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences with spaCy's rule-based sentencizer (no model download)."""
-    return [s.text.strip() for s in _sentencizer()(text).sents if len(s.text.strip()) > 20]
+def answer_sentences(text: str) -> list[str]:
+    """Sentences of a passage longer than 20 characters (:func:`engram_kit.text.sentence_texts`; shorter pieces
+    are headings or fragments, never an answer sentence)."""
+    return [s for s in sentence_texts(text) if len(s) > 20]
 
 
 @dataclass(frozen=True)
@@ -70,6 +127,11 @@ class EdgeClaim:
     claim: Claim
     edge: EdgeEvidence
     qualifier_terms: tuple[str, ...] = ()
+
+
+def _label(kind: str) -> str:
+    """Graph label of a node kind (``"Side Effect"`` -> ``"SideEffect"``); a KGX kind is its label."""
+    return kind.replace(" ", "")
 
 
 def asked_kind(question: str) -> str | None:
@@ -93,37 +155,73 @@ class ExtractiveComposer:
 
     mode = "extractive"
 
-    def __init__(self, embedder: Embedder, *, max_passages: int = 4, max_edges: int = 5) -> None:
+    def __init__(self, embedder: Embedder, *, max_passages: int = 4, max_edges: int = 5,
+                 facts: GraphFacts | None = None) -> None:
         self.embedder = embedder
         self.max_passages = max_passages
         self.max_edges = max_edges
+        self.facts = facts
 
     def compose(self, result: RetrievalResult) -> Answer:
         """Compose the answer for ``result``; an empty result gives an answer with no claims."""
         notes = [result.fallback] if result.fallback else []
-        claims = self._sentence_claims(result) + self._edge_claims(result)
+        anchors = [(e.mention, _label(e.kind), e.node_id, e.name)
+                   for e in sorted(result.entities, key=lambda e: -e.confidence)]
+        edge_claims: list[Claim] | None = None
+        intent = None
+        if self.facts is not None:
+            facts = self.facts.answer(result.question, anchors)
+            intent = facts.intent
+            notes += facts.notes
+            if facts.intent.known and facts.intent.hops and facts.intent.anchor_label:
+                edge_claims = facts.claims  # the asked relation (possibly none: then the note says so)
+        if intent is None:
+            intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors])
+        claims = self._sentence_claims(result, intent)
+        claims += self._edge_claims(result) if edge_claims is None else edge_claims
         return Answer(result.question, claims, self.mode, result, notes)
 
-    def _sentence_claims(self, result: RetrievalResult) -> list[Claim]:
-        hits: list[PassageHit] = result.passages[: self.max_passages]
-        candidates: list[tuple[int, str]] = [(i, s) for i, hit in enumerate(hits) for s in split_sentences(hit.text)]
+    def _sentence_claims(self, result: RetrievalResult, intent: Intent | None = None) -> list[Claim]:
+        hits: list[PassageHit] = [h for h in result.passages[: self.max_passages]
+                                  if not (h.section and SKIPPED_SECTIONS.search(h.section))]
+        candidates: list[tuple[int, str]] = []
+        for i, hit in enumerate(hits):
+            for sentence in answer_sentences(hit.text):
+                if is_whole_sentence(sentence) and not is_boilerplate(sentence):
+                    candidates.append((i, sentence))
         if not candidates:
             return []
         vectors = self.embedder.encode([result.question] + [s for _, s in candidates])
         similarity = vectors[1:] @ vectors[0]
         names = {e.mention.lower() for e in result.entities} | {e.name.lower() for e in result.entities}
+        relation = [p for p, verb in RELATION_WORDS if intent is not None and verb in intent.verbs]
+        kind = [p for p, label in KIND_WORDS if intent is not None and label == intent.target_label]
+        # where each sentence occurs: the chunk with the narrowest page range is the one to cite
+        home: dict[str, int] = {}
+        for i, sentence in candidates:
+            key = _normalise(sentence)
+            if key not in home or _page_span(hits[i]) < _page_span(hits[home[key]]):
+                home[key] = i
         best: dict[int, tuple[float, str]] = {}
         for (i, sentence), sim in zip(candidates, similarity):
             path_names = {n.lower() for p in hits[i].paths for n in p.names} | {m.lower() for m in hits[i].entities}
             lowered = sentence.lower()
             bonus = 0.1 * sum(1 for n in names | path_names if n and n in lowered)
+            bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in relation)
+            bonus += KIND_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in kind)
             score = float(sim) + bonus
             if i not in best or score > best[i][0]:
                 best[i] = (score, sentence)
         claims = []
-        for i, hit in enumerate(hits):
-            if i in best:
-                claims.append(Claim(best[i][1], (Citation("passage", hit.passage_id, hit.citation),)))
+        used: set[str] = set()
+        for i in sorted(best):
+            sentence = best[i][1]
+            key = _normalise(sentence)
+            if key in used:
+                continue
+            used.add(key)
+            hit = hits[home.get(key, i)]
+            claims.append(Claim(sentence, (Citation("passage", hit.passage_id, _page_label(hit)),)))
         return claims
 
     def _edge_claims(self, result: RetrievalResult) -> list[Claim]:
@@ -151,7 +249,7 @@ class ExtractiveComposer:
                 continue
             other = target if source in seeds else source
             if other in seeds:  # an edge between two seeds: one claim per undirected pair
-                if result.graph == "hetionet":
+                if profile_for(result.graph).edges_stored_once:
                     if source > target:  # Hetionet's established rule (it stores each edge once), kept as is
                         continue
                 elif not edge.directed:

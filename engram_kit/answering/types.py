@@ -66,6 +66,13 @@ class Answer:
             lines.append("No evidence was found for this question in the workspace.")
         return "\n".join(lines).strip()
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Claims with their citations (= :meth:`claims_frame`)."""
+        return self.claims_frame()
+
     def claims_frame(self) -> pd.DataFrame:
         """Claims with their citations, one row per (claim, citation)."""
         rows = [{"claim": c.text, "kind": x.kind, "label": x.label, "ref": x.ref} for c in self.claims for x in c.citations]

@@ -27,9 +27,11 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from engram_kit.answering.assertions import assertion_text
+from engram_kit.answering.intent import Intent, parse_intent
 from engram_kit.errors import QueryError
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
+from engram_kit.evidence.plans import plan_claims, plan_queries
 from engram_kit.evidence.runner import DeskLimits, QueryRunner
 from engram_kit.evidence.schema import GraphSchema, inspect_schema
 from engram_kit.evidence.search import EntityMatch, matches_frame, question_entities, search_entities
@@ -44,6 +46,7 @@ from engram_kit.evidence.templates import (
     template_cypher,
 )
 from engram_kit.extraction import EntityExtractor
+from engram_kit.kg.profiles import profile_for
 from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.llm.base import LLM
@@ -183,6 +186,13 @@ class DeskResult:
                 "entities": [e.to_dict() for e in self.entities],
                 "artifacts": [a.to_dict() for a in self.artifacts], "validation": self.validation.to_dict()}
 
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every checked claim (= :meth:`claims_frame`)."""
+        return self.claims_frame()
+
     def to_markdown(self, *, max_rows: int = 10) -> str:
         """Claims with row citations, outcome and withheld count, then the artifacts."""
         lines = [f"**Q:** {self.question}", "",
@@ -246,7 +256,7 @@ class EvidenceDesk:
     @property
     def graph_schema(self) -> DomainSchema:
         """The store's domain schema (Hetionet v1.0 when the store names none)."""
-        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+        return self.store.schema
 
     # --- tools --------------------------------------------------------------------------------------------
     def schema(self, *, refresh: bool = False) -> GraphSchema:
@@ -302,14 +312,19 @@ class EvidenceDesk:
     # --- offline templates ---------------------------------------------------------------------------------
     def _offline(self, question: str, entities: list[EntityMatch], runner: QueryRunner,
                  include_negated: bool = False) -> DeskResult:
+        schema = self.graph_schema
+        intent = question_intent(question, entities, schema)
+        if intent.known and not include_negated and not schema.negation_property:
+            return self._offline_plan(question, entities, intent, runner)
         chosen = pick_template(question, entities, self.graph_schema)
+        intent_note = ([f"Question intent not recognised offline ({intent.explanation}); "
+                        "falling back to keyword templates."] if not intent.known else [])
         if chosen is None:
             names = ", ".join(f"{e.name} ({e.label})" for e in entities[:5]) or "none"
-            example = ("'What does metformin treat?'" if self.graph_schema.name == "hetionet"
-                       else "'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'")
+            example = self.graph_schema.profile.desk_example
             note = (f"No offline template matches this question (entities found: {names}). Offline the desk "
                     f"answers entity + relation questions such as {example}; use an LLM for other shapes.")
-            return DeskResult(question, OFFLINE_MODE, entities, notes=[note])
+            return DeskResult(question, OFFLINE_MODE, entities, notes=intent_note + [note])
         template, entity = chosen
         if isinstance(template, EdgeTemplate):
             result = self._offline_edges(question, entities, template, entity, runner, include_negated)
@@ -338,7 +353,25 @@ class EvidenceDesk:
         if total is not None and total > len(listing.rows):
             notes.append(f"Listing the first {len(listing.rows)} of {total} by name (LIMIT {LIST_LIMIT}).")
         validation = validate_claims(claims, runner.artifacts)
-        return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name, notes=notes)
+        return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name,
+                          notes=intent_note + notes)
+
+    def _offline_plan(self, question: str, entities: list[EntityMatch], intent: Intent,
+                      runner: QueryRunner) -> DeskResult:
+        """Answer from the question's intent (:mod:`engram_kit.evidence.plans`): listing + total, cited rows."""
+        anchor = next((e for e in sorted(entities, key=lambda e: -e.confidence) if e.label == intent.anchor_label),
+                      None)
+        anchor_id, anchor_name = (anchor.node_id, anchor.name) if anchor else ("", "")
+        listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.dialect)
+        listing = runner.run(listing_q.cypher, listing_q.parameters, purpose=listing_q.purpose)
+        total = runner.run(total_q.cypher, total_q.parameters, purpose=total_q.purpose) if total_q else None
+        claims, notes = plan_claims(intent, listing, total, anchor_name)
+        notes.insert(0, f"Intent: {intent.explanation}")
+        if listing.status == "ok" and not listing.rows and intent.hops:
+            claims = []  # the total's zero is no answer: the note says the graph has none
+        validation = validate_claims(claims, runner.artifacts)
+        return DeskResult(question, OFFLINE_MODE, entities, validation=validation,
+                          template="intent:" + intent.describe(), notes=list(dict.fromkeys(notes)))
 
     def _edge_query(self, runner: QueryRunner, query: EdgeQuery, ids: list[str], include_negated: bool,
                     limit: int) -> Artifact:
@@ -383,7 +416,7 @@ class EvidenceDesk:
     # --- with an LLM ----------------------------------------------------------------------------------------
     def _with_llm(self, question: str, entities: list[EntityMatch], runner: QueryRunner, llm: LLM) -> DeskResult:
         schema = self.schema()
-        graph = schema.graph_name if schema.graph == "hetionet" else f"{schema.graph_name}, a Biolink KGX graph"
+        graph = profile_for(schema.graph).graph_for_llm(schema.graph_name)
         plan = llm.structured([{"role": "user", "content": self._plan_prompt(question, entities)}], QueryPlan,
                               system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries, graph=graph,
                                                         schema=schema.describe()),
@@ -414,6 +447,13 @@ class EvidenceDesk:
     def _claims_prompt(question: str, artifacts: list[Artifact]) -> str:
         body = "\n\n".join(a.render(timing=False) for a in artifacts) or "(no queries ran)"
         return f"Query results:\n\n{body}\n\nQuestion: {question}"
+
+
+def question_intent(question: str, entities: list[EntityMatch], schema: DomainSchema | None = None) -> Intent:
+    """The question's intent (:func:`~engram_kit.answering.intent.parse_intent`) with the desk's entities as
+    anchors, most confident first."""
+    ordered = sorted(entities, key=lambda e: -e.confidence)
+    return parse_intent(question, [(e.mention, e.label) for e in ordered], schema or HETIONET_SCHEMA)
 
 
 def pick_template(question: str, entities: list[EntityMatch], schema: DomainSchema | None = None

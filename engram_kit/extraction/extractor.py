@@ -19,6 +19,9 @@ Merge order (each later step only adds what does not overlap what is kept):
    "(-)-nicotine" (the BC5CDR and IUPAC convention: the prefix is part of the name);
 4. NER spans (optional, ``method="ner"``, no candidates, ``label`` = the model's label: the resolver
    links them).
+
+Every mention then gets its sentence, the sentence's text zone and the context cues
+(:mod:`engram_kit.extraction.context`), which the resolver's :meth:`EntityResolver.link` uses.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.extraction.abbreviations import Abbreviation, AbbreviationFinder
+from engram_kit.extraction.context import TEXT_WIDE_CUES, context_cues, text_zone
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
@@ -124,7 +128,7 @@ class EntityExtractor:
         return self._merge(text, self.gazetteer.find(text), abbreviations, spans)
 
     def extract_many(
-        self, texts: Sequence[str], *, progress: bool = False, batch_size: int = 64
+        self, texts: Sequence[str], *, progress: bool = False, batch_size: int = 64, same_document: bool = False
     ) -> list[list[Mention]]:
         """Mentions of many texts, one list per text in input order; spaCy work is batched.
 
@@ -135,7 +139,13 @@ class EntityExtractor:
             Show a tqdm progress bar.
         batch_size : int
             Texts per ``nlp.pipe`` batch.
+        same_document : bool
+            The texts are passages of one document: a short form defined in one passage ("Mindful
+            memoization (MM)") is read with that definition in every passage (whole word, same case), and
+            replaces gazetteer matches there ("MM" is then not the DO synonym of multiple myeloma).
         """
+        if same_document:
+            return self._extract_document(texts, batch_size=batch_size)
         started = time.perf_counter()
         abbreviations: Iterator[list[Abbreviation]] = (
             self._abbreviations.find_many(texts, batch_size=batch_size)
@@ -151,11 +161,34 @@ class EntityExtractor:
         log.debug("extracted mentions from %d texts in %.2f s", len(texts), time.perf_counter() - started)
         return results
 
+    def _extract_document(self, texts: Sequence[str], *, batch_size: int) -> list[list[Mention]]:
+        """:meth:`extract_many` with document-wide abbreviation definitions (``same_document=True``)."""
+        found = (list(self._abbreviations.find_many(texts, batch_size=batch_size))
+                 if self._abbreviations is not None else [[] for _ in texts])
+        spans = (list(self._ner.spans_many(texts, batch_size=batch_size)) if self._ner is not None
+                 else [[] for _ in texts])
+        matches = [self.gazetteer.find(t) for t in texts]
+        definitions: dict[str, Abbreviation] = {}
+        for abbreviations in found:
+            for a in abbreviations:
+                definitions.setdefault(a.short, a)
+        results = []
+        for text, own, gaz, ner in zip(texts, found, matches, spans):
+            defined = {a.short for a in own}
+            extra = [Abbreviation(short, m.start(), m.end(), d.long_form, -1, -1)
+                     for short, d in definitions.items() if short not in defined
+                     for m in re.finditer(rf"(?<![\w-]){re.escape(short)}(?![\w-])", text)]
+            results.append(self._merge(text, gaz, sorted([*own, *extra], key=lambda a: a.start), ner))
+        return results
+
     # --------------------------------------------------------------------------------------- internals
     def _long_form_candidates(
         self, abbreviation: Abbreviation, mentions: list[Mention]
     ) -> tuple[tuple[str, ...], tuple[str, ...], str]:
         """Candidates, kinds and label of a long form: the gazetteer match ending with it, else a lexicon look-up."""
+        if abbreviation.long_start < 0:  # defined in another passage of the document: match the long form alone
+            mentions = self.gazetteer.find(abbreviation.long_form)
+            abbreviation = replace(abbreviation, long_start=0, long_end=len(abbreviation.long_form))
         inside = [m for m in mentions
                   if m.start >= abbreviation.long_start and m.end == abbreviation.long_end]
         if inside:
@@ -183,9 +216,9 @@ class EntityExtractor:
         mentions = [extend_chemical_prefix(text, m) for m in mentions]
         kept = list(mentions)
         short_mentions: list[Mention] = []
-        resolved: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...], str]] = {}
+        resolved: dict[tuple[int, int, str], tuple[tuple[str, ...], tuple[str, ...], str]] = {}
         for abbreviation in abbreviations:
-            slot = (abbreviation.long_start, abbreviation.long_end)
+            slot = (abbreviation.long_start, abbreviation.long_end, abbreviation.long_form)
             if slot not in resolved:
                 resolved[slot] = self._long_form_candidates(abbreviation, mentions)
             candidates, kinds, label = resolved[slot]
@@ -202,4 +235,39 @@ class EntityExtractor:
             if not any(_overlaps(start, end, m.start, m.end) for m in kept):
                 kept.append(Mention(text[start:end], start, end, (), (), "ner", label=label))
         kept.sort(key=lambda m: (m.start, m.end))
-        return kept
+        return with_context(text, kept)
+
+
+def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
+    """``mentions`` with ``sentence``, ``zone`` and ``cues`` set from ``text`` (sentences by
+    :func:`~engram_kit.ingestion.chunking.split_sentences`; a new line also ends a sentence, as PDF text puts
+    by-lines, affiliations and table rows on lines of their own)."""
+    if not mentions:
+        return mentions
+    from engram_kit.ingestion.chunking import split_sentences  # light module; imported late (layering)
+
+    # Zones are decided per line (a reference entry or a by-line is one line but several "sentences"),
+    # then per sentence inside prose lines.
+    spans: list[tuple[int, int, str]] = []
+    line_start = 0
+    for line in text.split("\n"):
+        line_end = line_start + len(line)
+        if line.strip():
+            line_zone = text_zone(" ".join(line.split()))
+            for start, end in split_sentences(line):
+                spans.append((line_start + start, line_start + end, line_zone))
+        line_start = line_end + 1
+    out = []
+    wide = frozenset(c for c in context_cues(text) if c in TEXT_WIDE_CUES)
+    cache: dict[tuple[int, int], tuple[str, str, frozenset[str]]] = {}
+    for m in mentions:
+        start, end, line_zone = next(((s, e, z) for s, e, z in spans if s <= m.start < e),
+                                     (max(0, m.start - 200), min(len(text), m.end + 200), "prose"))
+        span = (start, end)
+        if span not in cache:
+            sentence = " ".join(text[start:end].split())
+            zone = line_zone if line_zone != "prose" else text_zone(sentence)
+            cache[span] = (sentence, zone, context_cues(sentence) | wide)
+        sentence, zone, cues = cache[span]
+        out.append(replace(m, sentence=sentence, zone=zone, cues=cues))
+    return out

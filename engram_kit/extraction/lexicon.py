@@ -29,6 +29,10 @@ Every entry says where its surface form comes from (``LexiconEntry.source``):
 ``inn-usan``
     Curated other official names of Hetionet compounds (``compound/inn-usan.tsv``: isoprenaline ->
     isoproterenol, L-DOPA -> levodopa), attached to the compound whose name or DrugBank alias matches.
+``lay-synonym``
+    Curated consumer-health names (``vocabulary/lay-synonyms.tsv``: "high blood pressure" -> hypertension,
+    "type 2 diabetes" -> type 2 diabetes mellitus, "penicillin" -> Penicillins; each row cites its
+    MedlinePlus/MeSH source), attached to the node of the given kind whose name is ``target``.
 ``synonym``
     The node table's own synonyms: the ``|``-joined ``synonyms`` column of a Biolink KGX node table
     (:data:`engram_kit.kg.schema.KGX_NODE_PROPERTIES`; Monarch KG takes them from the source ontologies,
@@ -84,14 +88,21 @@ import pandas as pd
 from engram_kit.files import write_atomic
 from engram_kit.errors import DataError
 from engram_kit.extraction.normalize import normalize_name
-from engram_kit.extraction.variants import number_variants, spelling_variants
+from engram_kit.extraction.variants import (
+    greek_variants,
+    number_variants,
+    possessive_variants,
+    protein_case_variants,
+    spelling_variants,
+    symbol_greek_variants,
+)
 
 log = logging.getLogger(__name__)
 
 #: Allowed values of :attr:`LexiconEntry.source`, from most to least authoritative. When the same surface
 #: form reaches the same node through several sources, the first one in this order is kept.
 SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "inn-usan",
-                            "synonym", "gene-synonym", "variant")
+                            "lay-synonym", "synonym", "gene-synonym", "variant")
 _SOURCE_RANK: dict[str, int] = {s: i for i, s in enumerate(SOURCES)}
 
 #: Columns a node table must have (``identifier`` is the part of ``id`` after ``::``).
@@ -108,7 +119,7 @@ BIOLINK_CHEMICAL_KINDS: frozenset[str] = frozenset({"ChemicalEntity", "SmallMole
 DO_BRIDGE_KINDS: frozenset[str] = frozenset({"Disease", "Side Effect", "Symptom"}) | BIOLINK_DISEASE_LIKE_KINDS
 
 #: Version of the pickle written by :meth:`Lexicon.save`; bumped whenever its layout or the build rules change.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _FORMAT_NAME = "engram-kit-lexicon"
 
 #: Synonym files read by :meth:`Lexicon.build`, relative to the synonyms folder (each may also be ``.gz``).
@@ -123,6 +134,7 @@ SYNONYM_FILES: dict[str, str] = {
     "inn_usan": "compound/inn-usan.tsv",
     "typed_terms": "vocabulary/typed-terms.tsv",
     "text_stoplist": "vocabulary/ner-stoplist.tsv",
+    "lay_synonyms": "vocabulary/lay-synonyms.tsv",
 }
 
 #: Kinds whose surfaces get singular/plural and British/American spelling variants (``variant`` source).
@@ -164,7 +176,7 @@ class LexiconEntry:
 #: engram-kit's own tables (not upstream files): read from the bundled folder when ``synonyms_dir`` (e.g.
 #: the full upstream tables) lacks them, so a lexicon built from either folder is the same.
 CURATED_FILES: frozenset[str] = frozenset({"compound/inn-usan.tsv", "vocabulary/typed-terms.tsv",
-                                           "vocabulary/ner-stoplist.tsv"})
+                                           "vocabulary/ner-stoplist.tsv", "vocabulary/lay-synonyms.tsv"})
 
 
 def find_synonym_file(synonyms_dir: Path, relative: str) -> Path | None:
@@ -384,6 +396,25 @@ def inn_usan_entries(synonyms_dir: Path, compound_keys: dict[str, set[str]]) -> 
     return out
 
 
+def lay_synonym_entries(synonyms_dir: Path, node_names: dict[str, tuple[str, str]]) -> list[RawEntry]:
+    """Curated lay names (``vocabulary/lay-synonyms.tsv``: ``term``, ``target``, ``kind``, ``source``).
+
+    Each ``term`` is attached to every node of ``kind`` whose normalised name equals that of ``target``;
+    rows whose target is not in the graph are skipped (a KGX graph names its nodes differently).
+    Source ``lay-synonym``.
+    """
+    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["lay_synonyms"])
+    if path is None:
+        return []
+    by_name: dict[tuple[str, str], list[str]] = {}
+    for node_id, (name, kind) in node_names.items():
+        by_name.setdefault((normalize_name(name), kind), []).append(node_id)
+    out: list[RawEntry] = []
+    for term, target, kind in _read_tsv(path, ["term", "target", "kind"]).itertuples(index=False):
+        out.extend((term, node, kind, "lay-synonym") for node in by_name.get((normalize_name(target), kind), ()))
+    return out
+
+
 #: Column of a node table holding ``|``-joined synonyms (Biolink KGX; absent from Hetionet's node table).
 SYNONYMS_COLUMN = "synonyms"
 
@@ -428,13 +459,20 @@ def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:
     """Singular/plural and British/American variants (:mod:`~engram_kit.extraction.variants`) of entries.
 
     Spelling variants for every kind in :data:`VARIANT_KINDS`; number variants for disease-like kinds
-    (:data:`DISEASE_LIKE_KINDS`) only. Gene entries are never varied. Source ``variant``.
+    (:data:`DISEASE_LIKE_KINDS`) only; Greek-letter and possessive variants for every kind; the protein-case
+    variant for genes only (gene entries are never inflected or re-spelled). Source ``variant``.
     """
     out: list[RawEntry] = []
-    for surface, node, kind, _ in raw:
+    for surface, node, kind, source in raw:
+        forms = [*greek_variants(surface), *possessive_variants(surface)]
+        if kind == "Gene":
+            forms += protein_case_variants(surface)
+            if source in ("name", "gene-symbol"):
+                forms += symbol_greek_variants(surface)
         if kind not in VARIANT_KINDS:
+            out.extend((form, node, kind, "variant") for form in forms)
             continue
-        forms = list(spelling_variants(surface))
+        forms += spelling_variants(surface)
         if kind in DISEASE_LIKE_KINDS:
             forms += [n for f in [surface, *forms] for n in number_variants(f)]
         out.extend((form, node, kind, "variant") for form in forms)
@@ -622,6 +660,7 @@ class Lexicon:
                 if kind == "Compound":
                     compound_keys.setdefault(normalize_name(surface), set()).add(node)
             raw.extend(inn_usan_entries(synonyms_dir, compound_keys))
+            raw.extend(lay_synonym_entries(synonyms_dir, node_names))
         raw.extend(variant_entries(raw))
         raw = drop_disease_aliases(raw)
         vocabulary = index_vocabulary(read_typed_terms(synonyms_dir)) if synonyms_dir is not None else {}

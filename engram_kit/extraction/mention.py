@@ -39,6 +39,14 @@ class Mention:
         without a Hetionet node (:data:`VOCABULARY_LABELS`, e.g. ``"Chemical"`` for "heparin"). ``""`` when
         unknown; then the kinds of ``candidates`` are the only typing. Optional and last, so positional
         construction of older code keeps working.
+    sentence : str
+        The sentence holding the mention (whitespace collapsed); ``""`` when unknown. The resolver's
+        :meth:`~engram_kit.resolution.EntityResolver.link` scores kinds with it.
+    zone : str
+        Text zone of that sentence (:func:`engram_kit.extraction.context.text_zone`): ``"prose"`` (default),
+        ``"author"``, ``"affiliation"``, ``"reference"`` or ``"table"``; only prose mentions are linked.
+    cues : frozenset of str
+        Context cues of the sentence and its text (:func:`engram_kit.extraction.context.context_cues`).
     """
 
     text: str
@@ -49,3 +57,6 @@ class Mention:
     method: str
     long_form: str = ""
     label: str = ""
+    sentence: str = ""
+    zone: str = "prose"
+    cues: frozenset[str] = frozenset()

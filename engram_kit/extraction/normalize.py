@@ -18,6 +18,12 @@ import unicodedata
 
 #: A possessive ``'s`` after a word character (straight, curly or backtick apostrophe).
 _POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u2018`\u00b4]s\b")
+#: Greek letters spelled out by :func:`normalize_name` (as in :data:`engram_kit.extraction.variants.GREEK_LETTERS`;
+#: final sigma folds to sigma).
+_GREEK_NAMES: dict[str, str] = dict(zip("αβγδεζηθικλμνξπρσςτφχψω",
+                                        ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi "
+                                         "pi rho sigma sigma tau phi chi psi omega").split()))
+_GREEK = re.compile("[" + "".join(_GREEK_NAMES) + "]")
 #: Runs of characters that are neither letters nor digits (``_`` counts as punctuation here).
 _NON_ALNUM_RUN = re.compile(r"[\W_]+")
 #: One character that is neither a letter nor a digit.
@@ -27,7 +33,7 @@ _NON_ALNUM_CHAR = re.compile(r"[\W_]")
 def normalize_name(text: str) -> str:
     """Lookup key of an entity name.
 
-    Steps: Unicode NFKC; case-fold; drop a possessive ``'s`` (``Alzheimer's`` -> ``alzheimer``); turn every
+    Steps: Unicode NFKC; case-fold; Greek letters spelled out (``γ`` -> ``gamma``); drop a possessive ``'s`` (``Alzheimer's`` -> ``alzheimer``); turn every
     run of punctuation/symbols into one space; collapse and strip whitespace.
 
     Parameters
@@ -48,6 +54,8 @@ def normalize_name(text: str) -> str:
     'non small cell lung cancer'
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
+    if _GREEK.search(folded):  # "IFN-γ" and "IFN-gamma" are one key (variants.greek_variants)
+        folded = _GREEK.sub(lambda m: _GREEK_NAMES[m.group(0)], folded)
     folded = _POSSESSIVE.sub("", folded)
     return " ".join(_NON_ALNUM_RUN.sub(" ", folded).split())
 

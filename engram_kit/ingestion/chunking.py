@@ -15,7 +15,6 @@ truncates its input at 256 word pieces, 2 of which are ``[CLS]``/``[SEP]``).
 from __future__ import annotations
 
 import logging
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from engram_kit.errors import BackendUnavailableError, DataError
+from engram_kit.text import sentence_spans
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class MetadataField:
 class DocumentMetadata:
     """Title, authors, year and DOI of a document, each a :class:`MetadataField`."""
 
-    title: MetadataField = field(default_factory=MetadataField)
+    title: MetadataField = field(default_factory=lambda: MetadataField(""))
     authors: MetadataField = field(default_factory=lambda: MetadataField([]))
     year: MetadataField = field(default_factory=lambda: MetadataField(None))
     doi: MetadataField = field(default_factory=lambda: MetadataField(""))
@@ -87,6 +87,35 @@ class DocumentMetadata:
         return pd.DataFrame(rows, columns=["field", "value", "source", "confidence"])
 
 
+#: Passage kinds (``PassageRecord.kind``): ``text`` is prose; the others never produce entity links (author
+#: lists, affiliations, correspondence, reference entries, captions and table cells are not claims).
+PASSAGE_KINDS: tuple[str, ...] = ("text", "table", "caption", "front_matter", "back_matter", "references")
+#: Passage kinds that are stored and retrievable but never sent to entity extraction/linking.
+NO_LINK_PASSAGE_KINDS: frozenset[str] = frozenset({"table", "caption", "front_matter", "back_matter", "references"})
+
+
+@dataclass(frozen=True)
+class ParsedBlock:
+    """A non-prose block of a section: a table or a figure caption (each becomes its own passage).
+
+    Attributes
+    ----------
+    kind : ``"table"`` or ``"caption"``.
+    title : the caption (``"Table 1 Patient-provider relationship..."``), ``""`` when none was found.
+    text : the readable form: caption, then for a table one line per row (``header: value; ...``).
+    page : 1-based page.
+    header : a table's column names (empty for captions).
+    rows : a table's body rows, each a tuple of cell texts (``""`` for empty cells).
+    """
+
+    kind: str
+    title: str
+    text: str
+    page: int | None = None
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
 @dataclass(frozen=True)
 class ParsedSection:
     """A section of a parsed document.
@@ -99,6 +128,11 @@ class ParsedSection:
     page : 1-based page of the heading (None for web pages and plain text).
     page_starts : sorted ``(char offset, page)`` pairs: the text from each offset on lies on that page.
     retrievable : False for reference lists (kept in the graph, never chunked into passages).
+    level : heading level, 1 for main sections (``Methods``), 2 for their sub-sections, and so on; the
+        front matter is level 1.
+    parent : index (into :attr:`ParsedDocument.sections`) of the enclosing section, None at level 1.
+    blocks : tables and figure captions found in the section (each its own passage, never spliced into
+        ``text``).
     """
 
     title: str
@@ -107,6 +141,9 @@ class ParsedSection:
     page: int | None = None
     page_starts: tuple[tuple[int, int], ...] = ()
     retrievable: bool = True
+    level: int = 1
+    parent: int | None = None
+    blocks: tuple[ParsedBlock, ...] = ()
 
     def page_at(self, offset: int) -> int | None:
         """Page of the character at ``offset`` (None without page information)."""
@@ -127,6 +164,9 @@ class ParsedDocument:
     sections : sections in reading order.
     pages : number of pages (1 for web pages and plain text).
     warnings : things the parser noticed and worked around (dropped rotated text, repeated headers...).
+    problems : things that make the document less than complete (pages without text, suspected
+        truncation, characters that could not be read); a document with problems ends in status
+        ``complete_with_warnings``.
     """
 
     kind: str
@@ -134,54 +174,19 @@ class ParsedDocument:
     sections: list[ParsedSection]
     pages: int = 1
     warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per section: ``index, title, kind, page, chars, retrievable``."""
-        rows = [{"index": i, "title": s.title, "kind": s.kind, "page": s.page, "chars": len(s.text),
-                 "retrievable": s.retrievable} for i, s in enumerate(self.sections)]
-        return pd.DataFrame(rows, columns=["index", "title", "kind", "page", "chars", "retrievable"])
+        """One row per section: ``index, title, kind, level, parent, page, chars, tables, captions, retrievable``."""
+        columns = ["index", "title", "kind", "level", "parent", "page", "chars", "tables", "captions", "retrievable"]
+        rows = [{"index": i, "title": s.title, "kind": s.kind, "level": s.level, "parent": s.parent, "page": s.page,
+                 "chars": len(s.text), "tables": sum(b.kind == "table" for b in s.blocks),
+                 "captions": sum(b.kind == "caption" for b in s.blocks), "retrievable": s.retrievable}
+                for i, s in enumerate(self.sections)]
+        return pd.DataFrame(rows, columns=columns)
 
 
-# --- sentences --------------------------------------------------------------------------------------
-#: Lower-case words after which a period does not end a sentence (scientific prose).
-NON_TERMINAL_WORDS: frozenset[str] = frozenset(
-    "al e.g i.e etc fig figs eq eqs ref refs vs cf approx ca no nos vol pp p dr mr ms prof st sp spp resp "
-    "incl suppl dept univ jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-_CANDIDATE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` as ``(start, end)`` character offsets (end exclusive, stripped).
-
-    A sentence ends at ``.``, ``!`` or ``?`` (optionally followed by quotes or brackets) before white space
-    and an upper-case letter, digit or opening bracket, and at a blank line; not after the words of
-    :data:`NON_TERMINAL_WORDS` (``et al.``, ``Fig.``, ``e.g.``) nor after a single-letter initial (``J.``).
-    Rule-based and deterministic, ~1 MB/s.
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _CANDIDATE_END.finditer(text):
-        end = match.end()
-        if text[match.start()] == ".":
-            word = re.search(r"([\w.]+)$", text[max(0, match.start() - 12):match.start()])
-            token = word.group(1).lower() if word else ""
-            if token in NON_TERMINAL_WORDS or (len(token) == 1 and token.isalpha()):
-                continue
-        _append_stripped(spans, text, start, end)
-        start = end
-    _append_stripped(spans, text, start, len(text))
-    return spans
-
-
-def _append_stripped(spans: list[tuple[int, int]], text: str, start: int, end: int) -> None:
-    piece = text[start:end]
-    lead = len(piece) - len(piece.lstrip())
-    trail = len(piece) - len(piece.rstrip())
-    if end - trail > start + lead:
-        spans.append((start + lead, end - trail))
-
-
+# --- sentences: engram_kit.text.sentence_spans(text, line_breaks="blank") -----------------------------
 # --- tokenizer --------------------------------------------------------------------------------------
 class TokenCounter(Protocol):
     """Counts word pieces; ``offsets`` gives each piece's character span (for splitting long sentences)."""
@@ -260,7 +265,7 @@ class Chunk:
 def _units(text: str, counter: TokenCounter, max_tokens: int) -> list[tuple[int, int, int]]:
     """Sentences as ``(start, end, tokens)``; a sentence longer than ``max_tokens`` is cut at token
     boundaries into pieces of at most ``max_tokens`` (the only case where a passage splits a sentence)."""
-    spans = split_sentences(text)
+    spans = sentence_spans(text, line_breaks="blank")
     counts = counter.count_many([text[s:e] for s, e in spans])
     units: list[tuple[int, int, int]] = []
     for (start, end), n in zip(spans, counts):

@@ -23,12 +23,15 @@ uses; ``reprocess`` reruns the pipeline on the stored original (idempotent: same
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import logging
 import re
 import shutil
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -43,8 +46,11 @@ from engram_kit.embeddings import Embedder
 from engram_kit.errors import DataError, EngramError, IngestionError, UnknownFileTypeError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.ingestion.chunking import (
+    MAX_PASSAGE_TOKENS,
+    NO_LINK_PASSAGE_KINDS,
     DocumentMetadata,
     MetadataField,
+    ParsedBlock,
     ParsedDocument,
     ParsedSection,
     TokenCounter,
@@ -55,7 +61,7 @@ from engram_kit.ingestion.pdf import MAX_PDF_BYTES, MAX_PDF_PAGES, NON_RETRIEVAB
 from engram_kit.ingestion.pipeline import MentionLinker
 from engram_kit.ingestion.summaries import DOCUMENT_SUMMARY_SENTENCES, ExtractiveSummarizer, Summarizer
 from engram_kit.ingestion.web import fetch_url, parse_html
-from engram_kit.records import ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
+from engram_kit.records import COMPLETE_STATUSES, ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
 from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.aliases import AliasHubBuilder, maps_to_evidence
 from engram_kit.settings import Settings
@@ -78,26 +84,137 @@ LISTING_COLUMNS: tuple[str, ...] = ("id", "title", "authors", "year", "status", 
                                     "filename", "kind", "pages", "added", "error")
 
 
+#: Section kinds whose prose passages are ``back_matter`` (declarations, not content).
+BACK_MATTER_PASSAGE_SECTIONS: frozenset[str] = BACK_MATTER_KINDS - {"references", "supplementary"}
+
+
+def passage_kind(section: ParsedSection) -> str:
+    """Kind of the prose passages of a section (:data:`~engram_kit.ingestion.chunking.PASSAGE_KINDS`):
+    ``front_matter`` for the text before the first heading (title block, authors, affiliations,
+    correspondence), ``back_matter`` for declarations (funding, contributions, competing interests, author
+    details, acknowledgements, abbreviations, data availability), ``references`` for a reference list, else
+    ``text``."""
+    if section.kind == "front_matter":
+        return "front_matter"
+    if section.kind == "references":
+        return "references"
+    if section.kind in BACK_MATTER_PASSAGE_SECTIONS:
+        return "back_matter"
+    return "text"
+
+
+def block_passages(block: ParsedBlock, counter: TokenCounter,
+                   max_tokens: int = MAX_PASSAGE_TOKENS) -> list[tuple[str, int]]:
+    """Passages of a table or caption block as ``(text, tokens)``.
+
+    A caption is one passage (cut at token boundaries if longer than ``max_tokens``, which captions rarely
+    are). A table is one passage when it fits; otherwise consecutive rows are grouped, each group repeating
+    the caption, so every passage says which table it comes from (rows are ``header: value; ...``).
+    """
+    whole = block.text.strip()
+    if not whole:
+        return []
+    n = counter.count_many([whole])[0]
+    if n <= max_tokens:
+        return [(whole, n)]
+    if block.kind != "table":
+        return [(c.text, c.tokens) for c in chunk_text(whole, counter=counter, target_tokens=max_tokens - 1,
+                                                       max_tokens=max_tokens, overlap_tokens=0)]
+    lines = whole.split("\n")
+    head = [block.title] if block.title and lines and lines[0] == block.title else []
+    rows = lines[len(head):]
+    out: list[tuple[str, int]] = []
+    group: list[str] = []
+    for row in rows:
+        candidate = "\n".join(head + group + [row])
+        if group and counter.count_many([candidate])[0] > max_tokens:
+            text = "\n".join(head + group)
+            out.append((text, counter.count_many([text])[0]))
+            group = []
+        group.append(row)
+    if group:
+        text = "\n".join(head + group)
+        out.append((text, counter.count_many([text])[0]))
+    final = []
+    for text, tokens in out:  # a single row longer than a passage: cut it
+        if tokens > max_tokens:
+            final += [(c.text, c.tokens) for c in chunk_text(text, counter=counter, target_tokens=max_tokens - 1,
+                                                            max_tokens=max_tokens, overlap_tokens=0)]
+        else:
+            final.append((text, tokens))
+    return final
+
+
+def file_url_path(url: str) -> Path:
+    """The local path of a ``file://`` URL (``file:///tmp/a%20b.pdf`` -> ``/tmp/a b.pdf``).
+
+    Raises
+    ------
+    DataError
+        If the URL names another host (``file://server/share/x.pdf``): only local files can be read.
+    """
+    from urllib.parse import unquote, urlparse
+    from urllib.request import url2pathname
+
+    parsed = urlparse(url)
+    if parsed.netloc not in ("", "localhost"):
+        raise DataError(f"{url!r} names the host {parsed.netloc!r}; file:// URLs must be local "
+                        f"(file:///path/to/paper.pdf). Copy the file here first.")
+    return Path(url2pathname(unquote(parsed.path)) if parsed.path else "")
+
+
 def document_id(content_hash: str) -> str:
     """``doc:<first 16 hex digits of the SHA-256>`` (see :mod:`engram_kit.records`)."""
     return f"doc:{content_hash[:16]}"
 
 
+#: Unicode bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): in a file name
+#: they make "gpj.exe" display as "exe.jpg" (Trojan Source, CVE-2021-42574), so names holding them are refused.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+
+
+def printable_name(filename: str) -> str:
+    """``filename`` safe to store and show: undecodable bytes, controls and bidi controls escaped."""
+    text = filename.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = "".join(f"\\u{ord(c):04x}" if c in BIDI_CONTROLS or unicodedata.category(c) in ("Cc", "Cf") else c
+                   for c in text)
+    return text if len(text) <= 255 else text[:252] + "..."
+
+
 def check_filename(filename: str) -> str:
-    """Return ``filename`` if it is a bare file name.
+    """Return ``filename`` normalised to Unicode NFC if it is a usable bare file name.
 
     Raises
     ------
     DataError
-        If it is empty, has path components (``/``, ``\\``, ``..``, a drive), control characters, or more than
-        255 characters.
+        If it is empty, not valid UTF-8 (undecodable bytes from the file system), has path components (``/``,
+        ``\\``, ``..``, a drive), NUL or other control characters, bidirectional controls (right-to-left
+        override...), or more than 255 characters.
     """
+    if any("\udc80" <= c <= "\udcff" for c in filename):
+        raise DataError(f"File name {printable_name(filename)!r} is not valid UTF-8; rename the file with a UTF-8 name "
+                        f"(e.g. `convmv -f latin1 -t utf-8`).")
+    filename = unicodedata.normalize("NFC", filename)
     if not filename or filename in (".", "..") or len(filename) > 255:
-        raise DataError(f"File name {filename!r} is not usable; give a plain name such as 'paper.pdf'.")
-    if re.search(r"[/\\\x00-\x1f]", filename) or re.match(r"^[A-Za-z]:", filename):
-        raise DataError(f"File name {filename!r} has path components or control characters; upload it under its "
-                        f"plain name (e.g. {Path(filename.replace(chr(92), '/')).name!r}).")
+        raise DataError(f"File name {printable_name(filename)!r} is not usable; give a plain name such as 'paper.pdf'.")
+    if any(c in BIDI_CONTROLS for c in filename):
+        raise DataError(f"File name {printable_name(filename)!r} has bidirectional control characters (they make a "
+                        f"name display differently from what it is); rename the file without them.")
+    if re.search(r"[/\\\x00-\x1f\x7f]", filename) or re.match(r"^[A-Za-z]:", filename) or any(
+            unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") for c in filename):
+        raise DataError(f"File name {printable_name(filename)!r} has path components or control characters; upload it "
+                        f"under its plain name (e.g. {printable_name(Path(filename.replace(chr(92), '/')).name)!r}).")
     return filename
+
+
+def source_key(*, source_url: str = "", path: str | Path | None = None, filename: str = "") -> str:
+    """What makes two uploads *the same source* (so a new version replaces the old one): the URL, else the
+    absolute path of a local file, else the bare file name of uploaded bytes."""
+    if source_url:
+        return "url:" + source_url.split("#")[0]
+    if path is not None:
+        return "path:" + str(Path(path).resolve())
+    return "name:" + filename
 
 
 def kind_of(filename: str) -> str:
@@ -308,11 +425,15 @@ class DocumentDetail:
                  f"doi:     {meta.doi.value or '?'}  ({meta.doi.source}, conf {meta.doi.confidence:.2f})"]
         if self.error:
             lines.append(f"error:   {self.error}")
+        for problem in self.info.get("problems", []):
+            lines.append(f"warning: {problem}")
         if self.summary:
             lines.append(f"summary: {self.summary}")
         if not self.sections.empty:
             lines.append("sections:")
-            lines += [f"  p{'' if pd.isna(r.page) else int(r.page)}  {r.title}  ({r.passages} passages"
+            levels = self.info.get("section_levels", [])
+            lines += [f"  {'  ' * (levels[r.index] - 1 if r.index < len(levels) else 0)}"
+                      f"p{'' if pd.isna(r.page) else int(r.page)}  {r.title}  ({r.passages} passages"
                       f"{'' if r.retrievable else ', not retrieved'})" for r in self.sections.itertuples()]
         if self.stats:
             lines.append("stats:   " + ", ".join(f"{k}={v}" for k, v in self.stats.items()))
@@ -368,15 +489,23 @@ class DocumentPipeline:
         tokens = 0
         for s_index, section in enumerate(parsed.sections):
             section_id = f"{doc_id}#s{s_index}"
-            chunks = chunk_text(section.text, counter=counter) if section.retrievable and section.text else []
-            for chunk in chunks:
+            kind = passage_kind(section)
+            pieces: list[tuple[str, int, int, int | None, int | None, int, str]] = []
+            if section.retrievable and section.text:
+                for chunk in chunk_text(section.text, counter=counter):
+                    pieces.append((chunk.text, chunk.char_start, chunk.char_end, section.page_at(chunk.char_start),
+                                   section.page_at(max(chunk.char_end - 1, 0)), chunk.tokens, kind))
+            if section.retrievable:
+                for block in section.blocks:
+                    for text, n_tokens in block_passages(block, counter):
+                        pieces.append((text, 0, len(text), block.page, block.page, n_tokens, block.kind))
+            for text, start, end, page_start, page_end, n_tokens, piece_kind in pieces:
                 p_index = len(batch.passages)
                 batch.passages.append(PassageRecord(
-                    id=f"{doc_id}#p{p_index}", article_id=doc_id, section_id=section_id, text=chunk.text,
+                    id=f"{doc_id}#p{p_index}", article_id=doc_id, section_id=section_id, text=text,
                     source=UPLOADED, index=p_index, title=title, year=year, section_title=section.title,
-                    page_start=section.page_at(chunk.char_start), page_end=section.page_at(max(chunk.char_end - 1, 0)),
-                    char_start=chunk.char_start, char_end=chunk.char_end))
-                tokens += chunk.tokens
+                    page_start=page_start, page_end=page_end, char_start=start, char_end=end, kind=piece_kind))
+                tokens += n_tokens
             batch.sections.append(SectionRecord(section_id, doc_id, section.title, s_index))
         timings["chunk"] = time.perf_counter() - t0
 
@@ -392,8 +521,19 @@ class DocumentPipeline:
         timings["summarise"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        texts = [p.text for p in batch.passages] + summaries + [summary]
-        found = self.extractor.extract_many(texts, batch_size=self.settings.batch_size)
+        # author lists, affiliations, correspondence, references, tables and captions are no claims: their
+        # passages (and the summaries of such sections) are never sent to entity extraction
+        texts = [p.text if p.kind not in NO_LINK_PASSAGE_KINDS else "" for p in batch.passages]
+        texts += [summary_text if passage_kind(section) not in NO_LINK_PASSAGE_KINDS else ""
+                  for section, summary_text in zip(parsed.sections, summaries)]
+        texts.append(summary)
+        wanted = [i for i, t in enumerate(texts) if t]
+        # One document: a short form defined in one passage keeps its meaning in the others (issue 14).
+        extracted = self.extractor.extract_many([texts[i] for i in wanted], batch_size=self.settings.batch_size,
+                                                same_document=True)
+        found: list[list] = [[] for _ in texts]
+        for i, mentions in zip(wanted, extracted):
+            found[i] = mentions
         timings["extract"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -404,8 +544,8 @@ class DocumentPipeline:
             n, linked = self.linker.add_mentions(batch, passage.id, mentions, source_label="Passage")
             stats["mentions_passage"] += n
             stats["linked_mentions"] += linked
-        for section, mentions in zip(batch.sections, found[n_passages:-1]):
-            n, linked = self.linker.add_mentions(batch, section.id, mentions, source_label="Section")
+        for record, mentions in zip(batch.sections, found[n_passages:-1]):
+            n, linked = self.linker.add_mentions(batch, record.id, mentions, source_label="Section")
             stats["mentions_section"] += n
             stats["linked_mentions"] += linked
         n, linked = self.linker.add_mentions(batch, doc_id, found[-1], source_label="Article")
@@ -467,8 +607,9 @@ class DocumentRepository:
         return self._pipeline
 
     # --- adding ------------------------------------------------------------------------------------------
-    def add_file(self, path: str | Path, *, raise_on_error: bool = True) -> DocumentReport:
-        """Add a local ``.pdf``, ``.html``/``.htm`` or ``.txt``/``.md`` file (see :meth:`add_bytes`).
+    def add_file(self, path: str | Path, *, raise_on_error: bool = True, as_new: bool = False) -> DocumentReport:
+        """Add a local ``.pdf``, ``.html``/``.htm`` or ``.txt``/``.md`` file (see :meth:`add_bytes`); the same
+        path added again with new content replaces the old version unless ``as_new``.
 
         Raises
         ------
@@ -481,22 +622,29 @@ class DocumentRepository:
         """
         path = Path(path)
         if not path.is_file():
-            raise DataError(f"No such file: {path}; check the path.")
+            raise DataError(f"No such file: {printable_name(str(path))}; check the path.")
         kind_of(path.name)
+        source = source_key(path=path)
         size = path.stat().st_size
         if size > self.max_bytes:  # hash without reading the whole file into memory
             digest = hashlib.sha256()
             with open(path, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
-            message = (f"{path.name} is {size / 1e6:.1f} MB, above the {self.max_bytes / 1e6:.0f} MB limit; split it "
+            message = (f"{path.name} is {size / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB limit; split it "
                        f"or raise the limit (max_bytes=).")
-            return self._reject(digest.hexdigest(), path.name, message, raise_on_error)
-        return self.add_bytes(path.read_bytes(), path.name, raise_on_error=raise_on_error)
+            return self._reject(digest.hexdigest(), path.name, message, raise_on_error, source=source)
+        return self.add_bytes(path.read_bytes(), path.name, raise_on_error=raise_on_error, source=source,
+                              as_new=as_new)
 
     def add_bytes(self, data: bytes, filename: str, *, source_url: str = "", charset: str = "",
-                  raise_on_error: bool = True) -> DocumentReport:
+                  raise_on_error: bool = True, source: str = "", as_new: bool = False) -> DocumentReport:
         """Add a document from its bytes; ``filename`` (a bare name) decides the kind by its extension.
+
+        Versions: when the document completes, earlier current documents of the same source (``source``,
+        default :func:`source_key` of the URL or file name) or with the same DOI become ``superseded``: their
+        passages, vectors and mentions are removed (never cited again), their original and record stay as
+        history (:meth:`versions`). ``as_new=True`` keeps both as separate documents.
 
         Returns
         -------
@@ -515,28 +663,36 @@ class DocumentRepository:
         content_hash = hashlib.sha256(data).hexdigest()
         doc_id = document_id(content_hash)
         kind = kind_of(filename)
-        previous = self._article(doc_id)
-        if previous is not None and previous["status"] == "complete":
-            log.info("%s (%s) is already ingested", filename, doc_id)
-            return self._report(self._info(doc_id), duplicate=True)
         try:
-            check_filename(filename)
+            filename = check_filename(filename)
+            if not data:  # recorded per source: two different empty files must not share one error record
+                raise DataError(f"{filename} is empty (0 bytes); upload the file again.")
             if len(data) > self.max_bytes:
-                raise DataError(f"{filename} is {len(data) / 1e6:.1f} MB, above the {self.max_bytes / 1e6:.0f} MB "
+                raise DataError(f"{filename} is {len(data) / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB "
                                 f"limit; split it or raise the limit (max_bytes=).")
         except DataError as exc:
-            return self._reject(content_hash, filename, str(exc), raise_on_error)
+            return self._reject(content_hash, filename, str(exc), raise_on_error,
+                                source=source or source_key(source_url=source_url, filename=filename))
+        source = source or source_key(source_url=source_url, filename=filename)
+        previous = self._article(doc_id)
+        if previous is not None and previous["status"] in COMPLETE_STATUSES:
+            log.info("%s (%s) is already ingested", filename, doc_id)
+            info = self._info(doc_id)
+            if not as_new and not info.get("as_new"):
+                self._supersede_previous(info)  # finishes a replacement a crash interrupted
+            return self._report(self._info(doc_id), duplicate=True)
         prefix = document_prefix(content_hash)
         extension = Path(filename).suffix.lower()
         self.objects.put(f"{prefix}/original{extension}", data)
         info = {"id": doc_id, "filename": filename, "kind": kind, "content_hash": content_hash, "bytes": len(data),
                 "original": f"{prefix}/original{extension}", "source_url": source_url, "charset": charset,
+                "source": source, "as_new": as_new,
                 "added": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         self._save_info(content_hash, info)
         return self._process(info, raise_on_error=raise_on_error)
 
-    def add_url(self, url: str, *, raise_on_error: bool = True) -> DocumentReport:
-        """Fetch a web page (or a PDF) and add it as a document.
+    def add_url(self, url: str, *, raise_on_error: bool = True, as_new: bool = False) -> DocumentReport:
+        """Fetch a web page (or a PDF) and add it as a document; a ``file://`` URL adds the local file.
 
         Raises
         ------
@@ -546,12 +702,14 @@ class DocumentRepository:
         IngestionError
             Network failure; or the document ends in status ``error`` and ``raise_on_error``.
         """
+        if url.lower().startswith("file://"):
+            return self.add_file(file_url_path(url), raise_on_error=raise_on_error, as_new=as_new)
         page = fetch_url(url, max_bytes=self.max_bytes)
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(page.final_url.split("?")[0].rstrip("/")).name or "page")
         stem = re.sub(r"\.(pdf|html?|xhtml)$", "", stem, flags=re.I)[:80] or "page"
         filename = f"{stem}.pdf" if page.is_pdf else f"{stem}.html"
         return self.add_bytes(page.content, filename, source_url=page.final_url, charset=page.charset,
-                              raise_on_error=raise_on_error)
+                              raise_on_error=raise_on_error, as_new=as_new)
 
     # --- lifecycle ---------------------------------------------------------------------------------------
     def reprocess(self, doc_id: str, *, raise_on_error: bool = True) -> DocumentReport:
@@ -594,6 +752,63 @@ class DocumentRepository:
         log.info("deleted %s (%d passages)", doc_id, removed)
         return removed
 
+    def versions(self, doc_id: str) -> pd.DataFrame:
+        """Every version of the source of ``doc_id``, newest first: ``id, status, added, filename, superseded_by``
+        (the current one has status ``complete``/``complete_with_warnings``; older ones ``superseded``).
+
+        Raises
+        ------
+        DataError
+            If no such document exists.
+        """
+        source = self._info(doc_id).get("source", "")
+        rows = [{"id": info["id"], "status": info.get("status", ""), "added": info.get("added", ""),
+                 "filename": info.get("filename", ""), "superseded_by": info.get("superseded_by", "")}
+                for info in self._all_infos() if source and info.get("source") == source]
+        return pd.DataFrame(rows, columns=["id", "status", "added", "filename", "superseded_by"]).sort_values(
+            "added", ascending=False).reset_index(drop=True)
+
+    def drop_history(self) -> int:
+        """Delete superseded versions for good (originals, records, Article nodes); returns how many."""
+        superseded = [i["id"] for i in self._all_infos() if i.get("status") == "superseded"]
+        for doc_id in superseded:
+            self.delete(doc_id)
+        return len(superseded)
+
+    def _all_infos(self) -> list[dict[str, Any]]:
+        return [self.objects.get_json(k) for k in self.objects.keys("sha256") if k.endswith("/document.json")]
+
+    def _supersede_previous(self, info: dict[str, Any]) -> list[str]:
+        """Make earlier current versions of ``info``'s source (same source key, or same DOI read with
+        confidence >= 0.8) ``superseded``: content, vectors and mentions removed, record and original kept."""
+        doc_id = info["id"]
+        doi = ((info.get("metadata") or {}).get("doi") or {})
+        doi_value = str(doi.get("value") or "").lower() if float(doi.get("confidence") or 0) >= 0.8 else ""
+        replaced = []
+        for other in self._all_infos():
+            if other["id"] == doc_id or other.get("status") not in COMPLETE_STATUSES or other.get("as_new"):
+                continue
+            other_doi = ((other.get("metadata") or {}).get("doi") or {})
+            same_doi = bool(doi_value) and str(other_doi.get("value") or "").lower() == doi_value \
+                and float(other_doi.get("confidence") or 0) >= 0.8
+            if not (info.get("source") and other.get("source") == info.get("source")) and not same_doi:
+                continue
+            mentioned = self.store.article_mentions([other["id"]])["nounphrase_id"].unique().tolist()
+            entities = self.store.nounphrase_links(mentioned)["entity_id"].unique().tolist() if mentioned else []
+            self._delete_vectors(other["id"])
+            self._write_stub(other["id"], other.get("filename", ""), other["content_hash"], "superseded")
+            if entities or mentioned:
+                AliasHubBuilder(self.store).update(entities, extra_nounphrases=mentioned)
+            other.update(status="superseded", superseded_by=doc_id)
+            self._save_info(other["content_hash"], other)
+            replaced.append(other["id"])
+            log.info("%s supersedes %s (same %s)", doc_id, other["id"], "DOI" if same_doi else "source")
+        if replaced:
+            info["replaces"] = sorted(set(info.get("replaces", [])) | set(replaced))
+            self._save_info(info["content_hash"], info)
+            self._on_change()
+        return replaced
+
     # --- reading -----------------------------------------------------------------------------------------
     def resolve_id(self, text: str) -> str:
         """The document id that ``text`` names: a full ``doc:...`` id or a unique prefix of its hex part.
@@ -618,7 +833,8 @@ class DocumentRepository:
         Parameters
         ----------
         search : case-insensitive text searched in the title and the file name.
-        status : keep one status (``pending``, ``processing``, ``complete``, ``error``).
+        status : keep one status (:data:`~engram_kit.records.STATUSES`); superseded versions are listed only
+            with ``status="superseded"``.
         """
         articles = self.store.articles(source=UPLOADED)
         if articles.empty:
@@ -641,6 +857,8 @@ class DocumentRepository:
                           | frame["filename"].str.lower().str.contains(needle, regex=False)]
         if status:
             frame = frame[frame["status"] == status]
+        else:
+            frame = frame[frame["status"] != "superseded"]
         frame["year"] = frame["year"].astype("Int64")
         return frame.sort_values(["added", "id"], ascending=[False, True]).reset_index(drop=True)
 
@@ -717,6 +935,10 @@ class DocumentRepository:
             processed = self.pipeline.build(doc_id, parsed, content_hash=content_hash,
                                             fallback_title=Path(filename).stem)
             processed.timings = {"parse": parse_seconds, **processed.timings}
+            if not processed.batch.passages:
+                raise DataError(f"{filename} yields no passages ({sum(len(x.text) for x in parsed.sections)} characters "
+                                f"in {len(parsed.sections)} sections, none retrievable text); nothing could be cited "
+                                f"from it. Check the file (a scan needs OCR, e.g. `ocrmypdf`).")
             t0 = time.perf_counter()
             written = True
             self.store.write_literature(processed.batch)
@@ -727,20 +949,30 @@ class DocumentRepository:
             t0 = time.perf_counter()
             AliasHubBuilder(self.store).update(processed.entity_ids)
             processed.timings["alias_hubs"] = time.perf_counter() - t0
-            self.store.set_article_status(doc_id, "complete")
+            status = "complete_with_warnings" if parsed.problems else "complete"
+            self.store.set_article_status(doc_id, status)
         except Exception as exc:  # compensate on any failure, then report it as an ingestion error
             message = str(exc) if isinstance(exc, EngramError) else f"unexpected {type(exc).__name__}: {exc}"
             self._fail(doc_id, content_hash, info, message, processed.entity_ids if processed and written else [])
             if raise_on_error:
                 raise IngestionError(f"{filename} ({doc_id}) was not ingested: {message}") from exc
             return self._report(info)
-        info.update(status="complete", error="", pages=parsed.pages, metadata=parsed.metadata.to_dict(),
-                    summary=processed.summary, stats=processed.stats, warnings=parsed.warnings,
+        kinds = Counter(p.kind for p in processed.batch.passages)
+        info.update(status=status, error="", pages=parsed.pages, metadata=parsed.metadata.to_dict(),
+                    summary=processed.summary, stats={**processed.stats, "tables": kinds.get("table", 0),
+                                                      "captions": kinds.get("caption", 0)},
+                    warnings=parsed.warnings, problems=parsed.problems,
+                    section_levels=[s.level for s in parsed.sections],
+                    section_parents=[s.parent for s in parsed.sections],
+                    section_kinds=[s.kind for s in parsed.sections],
+                    passage_kinds={p.id: p.kind for p in processed.batch.passages},
                     timings={k: round(v, 4) for k, v in processed.timings.items()},
                     seconds=round(time.perf_counter() - started, 3),
                     section_pages=[s.page for s in parsed.sections],
                     section_retrievable=[s.retrievable for s in parsed.sections])
         self._save_info(content_hash, info)
+        if not info.get("as_new"):
+            self._supersede_previous(info)
         self._on_change()
         return self._report(info)
 
@@ -752,7 +984,8 @@ class DocumentRepository:
             return parse_html(data, url=info.get("source_url", ""), charset=info.get("charset", ""))
         return parse_plain_text(data, filename=info["filename"])
 
-    def _fail(self, doc_id: str, content_hash: str, info: dict[str, Any], message: str, entity_ids: list[str]) -> None:
+    def _fail(self, doc_id: str, content_hash: str, info: dict[str, Any], message: str,
+              entity_ids: builtins.list[str]) -> None:  # builtins: this class has a method named ``list``
         """Compensating cleanup: remove whatever of the document was written, keep an ``error`` Article."""
         log.warning("%s failed: %s", doc_id, message)
         mentioned: list[str] = []
@@ -771,14 +1004,22 @@ class DocumentRepository:
         self._save_info(content_hash, info)
         self._on_change()
 
-    def _reject(self, content_hash: str, filename: str, message: str, raise_on_error: bool) -> DocumentReport:
-        """Record a document refused before its original is kept (bad name, too large)."""
-        doc_id = document_id(content_hash)
-        shown = filename if len(filename) <= 255 else filename[:252] + "..."
-        info = {"id": doc_id, "filename": shown, "kind": "", "content_hash": content_hash, "original": "",
-                "status": "error", "error": message, "added": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        self._save_info(content_hash, info)
-        self._write_stub(doc_id, shown, content_hash, "error", message)
+    def _reject(self, content_hash: str, filename: str, message: str, raise_on_error: bool, *,
+                source: str = "") -> DocumentReport:
+        """Record a document refused before its original is kept (bad name, too large).
+
+        The record's id is derived from the content *and* the source, so two different sources with the same
+        bytes (two empty files) keep their own error records; the shown name is escaped
+        (:func:`printable_name`) so nothing undecodable or deceptive is written.
+        """
+        shown = printable_name(filename)
+        record_hash = hashlib.sha256(f"rejected\0{printable_name(source)}\0{content_hash}".encode()).hexdigest()
+        doc_id = document_id(record_hash)
+        info = {"id": doc_id, "filename": shown, "kind": "", "content_hash": record_hash, "original": "",
+                "bytes_sha256": content_hash, "source": printable_name(source), "status": "error", "error": message,
+                "added": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        self._save_info(record_hash, info)
+        self._write_stub(doc_id, shown, record_hash, "error", message)
         self._on_change()
         if raise_on_error:
             raise IngestionError(f"{shown} ({doc_id}) was not ingested: {message}")

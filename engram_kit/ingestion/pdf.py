@@ -49,11 +49,27 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engram_kit.errors import DataError
-from engram_kit.ingestion.chunking import DocumentMetadata, MetadataField, ParsedDocument, ParsedSection
+from engram_kit.ingestion.chunking import (
+    DocumentMetadata,
+    MetadataField,
+    ParsedBlock,
+    ParsedDocument,
+    ParsedSection,
+)
+from engram_kit.ingestion.repair import (
+    LigatureRepair,
+    clean_characters,
+    fix_encoding,
+    font_family,
+    join_hyphenated,
+    map_font_text,
+    render_superscript,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +83,15 @@ MIN_CHARS_PER_PAGE = 20
 FURNITURE_MARGIN = 0.08
 #: A heading has at most this many characters and words.
 MAX_HEADING_CHARS, MAX_HEADING_WORDS = 90, 12
+#: A layout title longer than this (characters) is body text set large, not a title.
+MAX_TITLE_CHARS = 400
+#: Words that never occur in an author list (publishing labels, institutions): "Now Published" is no author.
+_NOT_NAMES = re.compile(r"\b(?:university|department|hospital|institute|school|centre|center|abstract|published|"
+                        r"publish|received|accepted|journal|article|review|open access|copyright|licen[cs]e|doi|"
+                        r"research|volume|editor|correspondence|email|available|online|downloaded|preprint|"
+                        r"citation|cite)\b", re.I)
+_NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "della", "di", "du", "la", "le", "dos",
+                             "das", "ter", "ten", "bin", "al", "el", "y", "e"})
 #: Title of the section holding the text before the first heading.
 FRONT_MATTER = "Front matter"
 
@@ -103,6 +128,11 @@ NON_RETRIEVABLE_KINDS: frozenset[str] = frozenset({"references"})
 _VARIANTS: dict[str, str] = {v: k for k, vs in {**MAIN_SECTIONS, **BACK_MATTER}.items() for v in vs}
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXivx]+\.|[A-Z]\.)\s+")
 _CAPTION = re.compile(r"^(?:table|figure|fig\.?|supplementary|scheme|box|chart|panel)\s*[\dA-Z]", re.I)
+#: A figure/table caption at the start of a block ("Figure 2 ...", "Fig. 3.", "Table S1 ..."), not prose that
+#: starts with a figure reference ("Table 2 shows ...").
+_CAPTION_START = re.compile(r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Scheme|Chart)\s*S?\d+[A-Za-z]?\b(?!\s*(?:and|"
+                            r"shows?|presents?|lists?|summari[sz]es|illustrates?|gives?|reports?|compares?|is|are|was|were)\b)")
+_TABLE_CAPTION = re.compile(r"^(?:Table|TABLE)\s*S?\d+")
 _ARTICLE_TYPE = re.compile(r"^(?:research(?: article)?|review(?: article)?|original (?:article|research)|"
                            r"open access|case report|short communication|letter|editorial|article)$", re.I)
 #: A DOI (Crossref syntax: ``10.<registrant>/<suffix>``), trailing punctuation excluded.
@@ -150,7 +180,7 @@ def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX
     if not data:
         raise DataError(f"{name} is empty (0 bytes); upload the PDF again.")
     if len(data) > max_bytes:
-        raise DataError(f"{name} is {len(data) / 1e6:.1f} MB, above the {max_bytes / 1e6:.0f} MB limit; split it or "
+        raise DataError(f"{name} is {len(data) / 2**20:.1f} MB, above the {max_bytes / 2**20:.0f} MB limit; split it or "
                         f"raise the limit (max_bytes=).")
     if b"%PDF-" not in data[:1024]:
         raise DataError(f"{name} is not a PDF (no %PDF- header; it looks like {_sniff(data)}); upload the PDF "
@@ -189,7 +219,11 @@ def open_pdf(data: bytes, *, name: str = "the file", max_pages: int = MAX_PDF_PA
 # --- lines and reading order ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Line:
-    """One text line of a page. Coordinates in PDF points, origin top-left; ``page`` is 1-based."""
+    """One text line of a page. Coordinates in PDF points, origin top-left; ``page`` is 1-based.
+
+    ``table`` is the index (into :attr:`PageContent.tables`) when this is the placeholder of a whole table
+    in the reading order, -1 for text lines.
+    """
 
     page: int
     block: int
@@ -201,12 +235,50 @@ class Line:
     size: float
     font: str
     bold: bool
+    table: int = -1
 
     @property
     def style(self) -> tuple[str, float]:
         """``(font name without subset prefix/suffix, size rounded to 0.5 pt)``."""
-        font = re.sub(r"^[A-Z]{6}\+", "", self.font).split("+")[0]
-        return font, round(self.size * 2) / 2
+        return font_family(self.font), round(self.size * 2) / 2
+
+
+@dataclass
+class TableBlock:
+    """A table found on a page: caption, header and body rows (cell texts), bounding box in points."""
+
+    page: int
+    bbox: tuple[float, float, float, float]
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+    notes: str = ""
+    line_ids: set[int] = field(default_factory=set)
+    columns: tuple[float, ...] = ()
+
+    def text(self) -> str:
+        """Caption, then one line per row as ``column: value; ...`` (the header names every value)."""
+        lines = [self.caption] if self.caption else []
+        names = [h or f"column {i + 1}" for i, h in enumerate(self.header)]
+        for row in self.rows:
+            cells = [f"{names[i] if i < len(names) else f'column {i + 1}'}: {c}" for i, c in enumerate(row) if c]
+            if cells:
+                lines.append("; ".join(cells))
+        if self.notes:
+            lines.append(self.notes)
+        return "\n".join(lines)
+
+
+@dataclass
+class PageContent:
+    """What :func:`page_lines` read: lines per page, tables, and what was lost or dropped."""
+
+    pages: list[list[Line]]
+    tables: list[TableBlock]
+    warnings: list[str]
+    problems: list[str]
+    repaired_ligatures: int = 0
+    markers_removed: int = 0
 
 
 def _is_bold(font: str, flags: int) -> bool:
@@ -214,38 +286,282 @@ def _is_bold(font: str, flags: int) -> bool:
     return bool(flags & 16) or any(w in lowered for w in ("bold", "black", "heavy", "semibold")) or font.endswith(".B")
 
 
-def page_lines(doc) -> tuple[list[list[Line]], list[str]]:  # noqa: ANN001 - pymupdf.Document
-    """Horizontal text lines of every page, running headers/footers removed.
+def _upright_page(doc, index: int, scratch: list):  # noqa: ANN001, ANN202 - pymupdf objects
+    """The page to read text from: the page itself, or for a page with a /Rotate entry whose text runs
+    vertically in page space (landscape tables), a copy shown upright on a scratch page (so lines are
+    horizontal and tables can be found). ``scratch`` keeps the scratch documents alive."""
+    import pymupdf
 
-    Returns
-    -------
-    (pages, warnings)
-        ``pages[i]`` are the lines of page ``i + 1`` in PyMuPDF order; ``warnings`` say what was dropped.
-    """
-    pages: list[list[Line]] = []
+    page = doc[index]
+    if not page.rotation:
+        return page
+    vertical = horizontal = 0
+    for block in page.get_text("dict")["blocks"]:
+        for raw in block.get("lines", []):
+            n = sum(len(s["text"]) for s in raw["spans"])
+            if abs(raw["dir"][0]) >= 0.99:
+                horizontal += n
+            else:
+                vertical += n
+    if vertical <= horizontal:
+        return page
+    copy = pymupdf.open()
+    copy.insert_pdf(doc, from_page=index, to_page=index)
+    copy[0].set_rotation(0)
+    width, height = copy[0].rect.width, copy[0].rect.height
+    shown = pymupdf.open()
+    upright = shown.new_page(width=height, height=width)
+    upright.show_pdf_page(upright.rect, copy, 0, rotate=-page.rotation)
+    scratch.extend([copy, shown])
+    return upright
+
+
+@dataclass
+class _RawLine:
+    page: int
+    block: int
+    bbox: tuple[float, float, float, float]
+    spans: list[dict]
+
+
+def _raw_lines(page, number: int) -> tuple[list[_RawLine], int]:  # noqa: ANN001
+    """Horizontal lines with their spans; the number of rotated lines dropped."""
+    lines: list[_RawLine] = []
     rotated = 0
-    for number, page in enumerate(doc, start=1):
-        lines: list[Line] = []
-        for block in page.get_text("dict")["blocks"]:
-            for raw in block.get("lines", []):
-                spans = [s for s in raw["spans"] if s["text"].strip()]
-                if not spans:
-                    continue
-                if abs(raw["dir"][0]) < 0.99:  # rotated text: vertical table headers, margin stamps
-                    rotated += 1
-                    continue
-                text = " ".join(unicodedata.normalize("NFKC", "".join(s["text"] for s in raw["spans"])).split())
-                main = max(spans, key=lambda s: len(s["text"]))
-                x0, y0, x1, y1 = raw["bbox"]
-                lines.append(Line(number, block["number"], x0, y0, x1, y1, text, float(main["size"]), main["font"],
-                                  all(_is_bold(s["font"], s["flags"]) for s in spans)))
+    for block in page.get_text("dict", flags=0)["blocks"]:
+        for raw in block.get("lines", []):
+            if not any(s["text"].strip() for s in raw["spans"]):
+                continue
+            if abs(raw["dir"][0]) < 0.99:  # rotated text: vertical table headers, margin stamps
+                rotated += 1
+                continue
+            lines.append(_RawLine(number, block["number"], tuple(raw["bbox"]), raw["spans"]))
+    return lines, rotated
+
+
+def _line_text(raw: _RawLine, ligatures: LigatureRepair) -> tuple[str, float, str, bool, int, int]:
+    """Repaired text of a line with its main size, font, bold flag, lost characters and markers removed.
+
+    A span set at most 80% of the line's main size and either flagged superscript or raised above the
+    main baseline by more than 15% of the main size is a superscript: a marker (citation, affiliation,
+    footnote) is dropped, an exponent is written ``^n`` (:func:`~engram_kit.ingestion.repair.render_superscript`).
+    """
+    spans = [s for s in raw.spans if s["text"]]
+    sized: Counter[float] = Counter()
+    for s in spans:
+        if s["text"].strip():
+            sized[round(s["size"], 1)] += len(s["text"].strip())
+    main_size = sized.most_common(1)[0][0] if sized else spans[0]["size"]
+    main_spans = [s for s in spans if s["text"].strip() and abs(s["size"] - main_size) < 0.15] or spans
+    font_chars: Counter[str] = Counter()
+    for s in main_spans:
+        font_chars[s["font"]] += len(s["text"].strip())
+    main_font = font_chars.most_common(1)[0][0]
+    main = max((s for s in main_spans if s["font"] == main_font), key=lambda s: len(s["text"]))
+    baseline = main["origin"][1]
+    parts: list[str] = []
+    lost = markers = 0
+    for k, s in enumerate(spans):
+        if not "".join(parts).strip() and len(s["text"].strip()) == 1 and _is_glyph_bullet(s, spans[k + 1:]):
+            parts.append("• ")  # a list bullet drawn from a symbol font without Unicode (e.g. "\x01")
+            continue
+        text = fix_encoding(ligatures.apply(map_font_text(s["text"], s["font"]), s["font"]))
+        text, n_lost = clean_characters(text)
+        lost += n_lost
+        raised = (s["flags"] & 1) or s["origin"][1] < baseline - 0.15 * main_size
+        if text.strip() and s["size"] <= 0.8 * main_size and raised and parts:
+            rendered = render_superscript("".join(parts), text)
+            if rendered is not None:
+                markers += rendered == ""
+                text = rendered
+        parts.append(text)
+    text = " ".join(unicodedata.normalize("NFKC", "".join(parts)).split())
+    text = re.sub(r"\s+([,;.:)])", r"\1", text) if markers else text
+    bold = all(_is_bold(s["font"], s["flags"]) for s in spans if s["text"].strip())
+    return text, float(main["size"]), main["font"], bold, lost, markers
+
+
+def _is_glyph_bullet(span: dict, rest: list[dict]) -> bool:
+    """A line-initial one-character span that is unreadable (control/private-use) in another font than the
+    text after it: a list bullet, not a lost letter."""
+    ch = span["text"].strip()
+    following = [s for s in rest if s["text"].strip()]
+    return bool(ch) and clean_characters(ch)[1] == 1 and bool(following) and following[0]["font"] != span["font"]
+
+
+def _cell_text(page, rect) -> str:  # noqa: ANN001
+    """Text of a table cell: the words whose centre lies in ``rect``, in reading order."""
+    if rect is None:
+        return ""
+    x0, y0, x1, y1 = rect
+    words = [w for w in page.get_text("words") if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    words.sort(key=lambda w: (w[5], w[6], w[7]))
+    text, _ = clean_characters(fix_encoding(" ".join(w[4] for w in words)))
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _find_tables(page, number: int, lines: list[Line]) -> list[TableBlock]:  # noqa: ANN001
+    """Tables of a page by PyMuPDF's table finder (ruling lines), kept when they are real tables.
+
+    Only pages with a ``Table N`` caption line are searched (captionless tables stay prose). A candidate
+    is kept when it has >= 2 rows and >= 2 columns and either a caption (a line starting
+    ``Table N`` within 3 lines above it, or inside its top row), or >= 3 columns with a non-numeric first
+    column (a two-column numbered list, e.g. a reference list, is not a table). Cell text is read from the
+    page's words, so spacing is the page's.
+    """
+    if not any(_TABLE_CAPTION.match(l.text) for l in lines):
+        return []  # the table finder (with pymupdf-layout's ONNX model: ~3 s a page on 2 cores) only runs on
+        # pages that print a table caption
+    try:
+        found = page.find_tables()
+    except Exception as exc:  # pymupdf raises on odd vector content; tables are then prose
+        log.debug("table finder failed on page %d: %s", number, exc)
+        return []
+    tables = []
+    for table in found.tables:
+        x0, y0, x1, y1 = table.bbox
+        grid = [[_cell_text(page, cell) for cell in row.cells] for row in table.rows]
+        grid = [row for row in grid if any(row)]
+        if len(grid) < 2 or table.col_count < 2:
+            continue
+        starts = [l for l in lines if _TABLE_CAPTION.match(l.text) and l.x1 > x0 and l.x0 < x1
+                  and y0 - 4 * l.size <= l.y0 <= y0 + 2]
+        caption_lines = sorted((l for l in lines if starts and l.block == starts[0].block and l.y0 < y0 + 2
+                                and l.y0 >= starts[0].y0 - 2), key=lambda l: (round(l.y0), l.x0))
+        caption = " ".join(l.text for l in caption_lines)
+        if grid and _TABLE_CAPTION.match(grid[0][0] or ""):  # caption drawn inside the frame
+            caption = caption or " ".join(c for c in grid[0] if c)
+            grid = grid[1:]
+        first_column = [row[0] for row in grid if row and row[0]]
+        numbered_list = sum(bool(re.fullmatch(r"\[?\d+[.\]]?", c)) for c in first_column) >= 0.8 * max(len(first_column), 1)
+        if not caption and (table.col_count < 3 or numbered_list):
+            continue
+        header = tuple(grid[0])
+        rows = tuple(tuple(r) for r in grid[1:])
+        columns = tuple(sorted({round(c[0], 1) for row in table.rows for c in row.cells if c}))
+        tables.append(TableBlock(number, (x0, y0, x1, y1), header, rows, caption,
+                                 line_ids={id(l) for l in caption_lines}, columns=columns))
+    return tables
+
+
+def _continued_table(page, number: int, lines: list[Line], previous: TableBlock) -> TableBlock | None:  # noqa: ANN001
+    """A table continued from the previous page without ruling lines the table finder could use: the
+    words under a ``Table N (continued)`` caption, cut into the previous part's columns (one row per text
+    line). None when the page has no such caption."""
+    starts = [l for l in lines if _TABLE_CAPTION.match(l.text) and "continued" in l.text.lower()]
+    if not starts or len(previous.columns) < 2:
+        return None
+    caption = starts[0]
+    edges = list(previous.columns)
+    words = [w for w in page.get_text("words") if w[1] >= caption.y1 - 1 and w[0] >= edges[0] - 5]
+    rows: list[list[tuple]] = []
+    for word in sorted(words, key=lambda w: w[1]):
+        if rows and word[1] - rows[-1][0][1] <= 2.5:
+            rows[-1].append(word)
+        else:
+            rows.append([word])
+    grid = []
+    for row in rows:
+        cells = [""] * len(edges)
+        for word in sorted(row, key=lambda w: w[0]):
+            k = max(bisect_right(edges, word[0] + 1) - 1, 0)
+            cells[k] = f"{cells[k]} {word[4]}".strip()
+        grid.append(tuple(" ".join(unicodedata.normalize("NFKC", clean_characters(fix_encoding(c))[0]).split())
+                          for c in cells))
+    if len(grid) < 2:
+        return None
+    bottom = max(w[3] for w in words)
+    return TableBlock(number, (edges[0], caption.y0, page.rect.width, bottom), previous.header, tuple(grid),
+                      caption.text, line_ids={id(caption)}, columns=previous.columns)
+
+
+def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
+    """Horizontal text lines of every page (repaired), tables, running headers/footers removed.
+
+    Pages are read upright (:func:`_upright_page`). Text repair (:mod:`engram_kit.ingestion.repair`):
+    ligature code points learnt per font over the whole document, encoding damage, symbol fonts, lost
+    characters counted per page, superscript markers dropped by size and baseline. Lines inside a table
+    become that table's cells; a placeholder :class:`Line` with ``table >= 0`` stands for the table in the
+    reading order.
+    """
+    scratch: list = []
+    raw_pages: list[list[_RawLine]] = []
+    upright_pages = []
+    rotated = 0
+    ligatures = LigatureRepair()
+    for index in range(doc.page_count):
+        page = _upright_page(doc, index, scratch)
+        upright_pages.append(page)
+        lines, n_rotated = _raw_lines(page, index + 1)
+        rotated += n_rotated
+        raw_pages.append(lines)
+        for line in lines:
+            for span in line.spans:
+                ligatures.observe(span["text"], span["font"])
+    ligatures.fit()
+    pages: list[list[Line]] = []
+    lost_by_page: Counter[int] = Counter()
+    markers = 0
+    for number, raws in enumerate(raw_pages, start=1):
+        lines = []
+        for raw in raws:
+            text, size, font, bold, lost, n_markers = _line_text(raw, ligatures)
+            lost_by_page[number] += lost
+            markers += n_markers
+            if text:
+                lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
         pages.append(lines)
     warnings = [f"dropped {rotated} lines of rotated text (e.g. vertical table headers)"] if rotated else []
-    heights = [page.rect.height for page in doc]
+    problems = []
+    heights = [page.rect.height for page in upright_pages]
     removed = _remove_furniture(pages, heights)
     if removed:
         warnings.append(f"removed {removed} running header/footer and page-number lines")
-    return pages, warnings
+    tables: list[TableBlock] = []
+    for index, page in enumerate(upright_pages):
+        page_tables = _find_tables(page, index + 1, pages[index])
+        if not page_tables and tables and tables[-1].page == index:
+            continued = _continued_table(page, index + 1, pages[index], tables[-1])
+            page_tables = [continued] if continued else []
+        pages[index] = _place_tables(pages[index], page_tables, len(tables))
+        tables.extend(page_tables)
+    if ligatures.mapping:
+        shown = ", ".join(f"{ch!r}->{lig!r} ({font})" for (font, ch), lig in sorted(ligatures.mapping.items()))
+        warnings.append(f"repaired {ligatures.repaired} mis-mapped ligature glyphs: {shown}")
+    if lost_by_page:
+        where = ", ".join(f"p{p}: {n}" for p, n in sorted(lost_by_page.items()) if n)
+        if where:
+            problems.append(f"{sum(lost_by_page.values())} characters could not be read (glyphs without Unicode, "
+                            f"often Greek letters or symbols of a symbol font) and were removed: {where}")
+    scratch.clear()
+    return PageContent(pages, tables, warnings, problems, ligatures.repaired, markers)
+
+
+def _place_tables(lines: list[Line], tables: list[TableBlock], offset: int) -> list[Line]:
+    """Remove the lines inside each table (and its caption/notes) and put one placeholder line per table."""
+    if not tables:
+        return lines
+    keep = []
+    placeholders = []
+    for k, table in enumerate(tables):
+        x0, y0, x1, y1 = table.bbox
+        notes = []
+        for line in lines:
+            below = y1 - 2 <= line.y0 <= y1 + 40 and line.x1 > x0 and line.x0 < x1
+            if below and re.match(r"^(?:notes?\b|[a-z*†‡§]\s)", line.text, re.I):
+                notes.append(line)
+        table.notes = " ".join(l.text for l in notes)
+        first = lines[0] if lines else None
+        placeholders.append(Line(first.page if first else table.page, -1, x0, y0, x1, y1, table.caption or "Table",
+                                 0.0, "", False, offset + k))
+    for line in lines:
+        cx, cy = (line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2
+        inside = any(t.bbox[0] - 1 <= cx <= t.bbox[2] + 1 and t.bbox[1] - 1 <= cy <= t.bbox[3] + 1 for t in tables)
+        caption = any(id(line) in t.line_ids for t in tables)
+        note = any(t.notes and line.text in t.notes and line.y0 >= t.bbox[3] - 2 for t in tables)
+        if not (inside or caption or note):
+            keep.append(line)
+    return keep + placeholders
 
 
 def _furniture_key(text: str) -> str:
@@ -269,6 +585,18 @@ def _remove_furniture(pages: list[list[Line]], heights: list[float]) -> int:
         removed += len(lines) - len(keep)
         pages[i] = keep
     return removed
+
+
+def _in_rows(lines: list[Line], tolerance: float = 2.0) -> list[Line]:
+    """Lines top to bottom, left to right within a row: lines whose tops differ by at most ``tolerance``
+    points share a row (a caption label and its text set as two lines at the same height)."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda l: l.y0):
+        if rows and line.y0 - rows[-1][0].y0 <= tolerance:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [l for row in rows for l in sorted(row, key=lambda l: l.x0)]
 
 
 def reading_order(lines: list[Line], page_width: float, *, page_height: float | None = None,
@@ -298,14 +626,14 @@ def reading_order(lines: list[Line], page_width: float, *, page_height: float | 
     prevailing = sizes.most_common(1)[0][0] if sizes else 0.0
     footnotes = [l for l in lines if page_height and l.y0 > 0.75 * page_height and l.size < 0.85 * prevailing
                  and l not in margin]
-    body = sorted((l for l in lines if l not in margin and l not in footnotes), key=lambda l: (l.y0, l.x0))
+    body = _in_rows([l for l in lines if l not in margin and l not in footnotes])
     ordered: list[Line] = []
     left: list[Line] = []
     right: list[Line] = []
 
     def flush() -> None:
-        ordered.extend(sorted(left, key=lambda l: (l.y0, l.x0)))
-        ordered.extend(sorted(right, key=lambda l: (l.y0, l.x0)))
+        ordered.extend(_in_rows(left))
+        ordered.extend(_in_rows(right))
         left.clear()
         right.clear()
 
@@ -352,11 +680,17 @@ def _norm(text: str) -> str:
 
 def _title_lines(first_page: list[Line], page_height: float) -> list[Line]:
     """Consecutive lines of the largest font in the top 60% of page 1 (article-type labels skipped)."""
-    candidates = [l for l in first_page if l.y0 < page_height * 0.6 and len(l.text) > 1
+    candidates = [l for l in first_page if l.y0 < page_height * 0.6 and len(l.text) > 1 and l.table < 0
                   and not _ARTICLE_TYPE.match(l.text.strip())]
     if not candidates:
         return []
+    sizes: Counter[float] = Counter()
+    for l in first_page:
+        sizes[round(l.size, 1)] += len(l.text)
+    body = sizes.most_common(1)[0][0]
     top = max(l.size for l in candidates)
+    if top < body + 1.0:  # nothing set larger than the text: no layout title (single-font documents)
+        return []
     title = [l for l in candidates if abs(l.size - top) < 0.3]
     title.sort(key=lambda l: (l.y0, l.x0))
     out = [title[0]]
@@ -364,6 +698,8 @@ def _title_lines(first_page: list[Line], page_height: float) -> list[Line]:
         if line.y0 - out[-1].y1 > 2.5 * line.size:
             break
         out.append(line)
+    if sum(len(l.text) for l in out) > MAX_TITLE_CHARS:
+        return []
     return out
 
 
@@ -375,14 +711,20 @@ def _author_lines(first_page: list[Line], title: list[Line]) -> list[Line]:
     out: list[Line] = []
     for line in below[:4]:
         text = line.text
-        namey = ("," in text or " and " in text or re.search(r"[A-Z][a-z]+ [A-Z]", text)) and not re.search(
-            r"\b(university|department|hospital|institute|school|centre|center|abstract)\b", text, re.I)
+        namey = ("," in text or " and " in text or re.search(r"[A-Z][a-z]+ [A-Z]", text)) and not _NOT_NAMES.search(text)
         if not namey or len(text) > 300:
             break
         if out and line.y0 - out[-1].y1 > 1.5 * line.size:
             break
         out.append(line)
     return out
+
+
+def _name_like(name: str) -> bool:
+    """A personal name: 2-6 words, each capitalised or an initial, no publishing or institution words."""
+    words = name.replace(".", ". ").split()
+    return (2 <= len(words) <= 6 and all(w[:1].isupper() or w.lower() in _NAME_PARTICLES for w in words)
+            and not _NOT_NAMES.search(name) and not any(ch.isdigit() for ch in name))
 
 
 def split_authors(text: str) -> list[str]:
@@ -450,8 +792,10 @@ def extract_metadata(doc, pages: list[list[Line]], *, filename: str = "") -> tup
     else:
         title = MetadataField(re.sub(r"\.pdf$", "", filename, flags=re.I), "filename", 0.1)
     author_lines = _author_lines(first, title_lines)
-    layout_authors = split_authors(" ".join(l.text for l in author_lines))
-    pdf_authors = split_authors(meta.get("author") or "")
+    layout_authors = [a for a in split_authors(" ".join(l.text for l in author_lines)) if _name_like(a)]
+    if not layout_authors:
+        author_lines = []
+    pdf_authors = [a for a in split_authors(meta.get("author") or "") if _name_like(a)]
     if layout_authors:
         agree = bool(pdf_authors) and _norm(pdf_authors[0]).split()[-1:] == _norm(layout_authors[0]).split()[-1:]
         authors = MetadataField(layout_authors, "first-page layout" + (" + pdf metadata" if agree else ""),
@@ -474,96 +818,245 @@ def _heading_shape(line: Line) -> bool:
     words = text.split()
     plain = (0 < len(text) <= MAX_HEADING_CHARS and len(words) <= MAX_HEADING_WORDS
              and re.search(r"[A-Za-z]{3}", text) is not None and not _CAPTION.match(text)
-             and text.count(",") < 2 and text[-1] not in ".,;:")
-    numbered = bool(re.fullmatch(r"(?:\d+\.)+\s+\S.*", text)) and len(text) <= MAX_HEADING_CHARS  # "2. Methods"
-    return plain or numbered
+             and text.count(",") < 2 and text[-1] not in ".,;:" and not re.match(r"^[•\-–·*]", text)
+             and not re.search(r"\b(?:doi|https?|www)\b", text, re.I) and not _ARTICLE_TYPE.match(text))
+    numbered = bool(re.fullmatch(r"(?:\d+\.)+\d*\s+\S.*", text)) and len(text) <= MAX_HEADING_CHARS  # "2. Methods"
+    return (plain or numbered) and line.table < 0
 
 
 def _set_apart(line: Line, after: Line | None) -> bool:
-    """The heading's style differs from the text after it (larger, or bold over regular)."""
+    """The heading's style differs from the text after it (larger, or bold over regular, or another font)."""
     if after is None:
         return True
-    return line.size >= after.size + 0.4 or (line.bold and not after.bold) or line.style[0] != after.style[0]
+    if after.table >= 0:
+        return True
+    return abs(line.size - after.size) >= 0.4 or (line.bold and not after.bold) or line.style[0] != after.style[0]
 
 
-def detect_headings(ordered: list[Line], skip: set[int]) -> list[int]:
-    """Indices (into ``ordered``) of section headings (see the module docstring, step 4)."""
-    canonical: list[tuple[int, str]] = []
+def numbering_depth(text: str) -> int:
+    """Depth of a heading's numbering: ``"2. Methods"`` -> 1, ``"2.3.1 Data"`` -> 3, unnumbered -> 0."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)*)\.?\s+\S", text)
+    return len(match.group(1).split(".")) if match else 0
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A detected heading: index into the ordered lines, canonical kind (or ``""``), level (1 = main)."""
+
+    index: int
+    kind: str
+    level: int
+
+
+def _body_style(ordered: list[Line]) -> tuple[str, float]:
+    chars: Counter[tuple[str, float]] = Counter()
+    for line in ordered:
+        if line.table < 0:
+            chars[line.style] += len(line.text)
+    return chars.most_common(1)[0][0] if chars else ("", 0.0)
+
+
+def detect_headings(ordered: list[Line], skip: set[int]) -> list[Heading]:
+    """Headings at every level (see the module docstring, step 4).
+
+    1. Candidates: short standalone lines (:func:`_heading_shape`) set apart from the next line
+       (:func:`_set_apart`) and not in the body style.
+    2. A style is a *heading style* when one of its candidates names a known section (anchor), or when at
+       least two thirds of its lines are candidates, it is not smaller than the body by more than 1 pt (a
+       smaller style with no anchor is a caption or table style), and it is rare (< 10% of the characters).
+    3. Levels: the style of the main-section anchors (Introduction, Methods...) is level 1, as is any
+       heading style at least as large; other heading styles are levels 2, 3... by decreasing size; a style
+       whose headings are all back-matter names is level 1 (BMC sets them small), unless its first heading
+       comes right under an empty level-1 heading (PeerJ's "Additional information and declarations").
+       Numbered headings (``2.1``) take their numbering depth.
+    """
+    body = _body_style(ordered)
+    candidates: list[int] = []
     for i, line in enumerate(ordered):
-        if id(line) in skip or not _heading_shape(line):
-            continue
-        kind = canonical_section(line.text)
-        if kind and _set_apart(line, ordered[i + 1] if i + 1 < len(ordered) else None):
-            canonical.append((i, kind))
-    main_styles = {ordered[i].style for i, kind in canonical if kind in MAIN_SECTIONS and kind != "references"}
-    chosen = {i for i, _ in canonical}
-    for i, line in enumerate(ordered):
-        if i in chosen or id(line) in skip or line.style not in main_styles or not _heading_shape(line):
+        if id(line) in skip or not _heading_shape(line) or line.style == body:
             continue
         if _set_apart(line, ordered[i + 1] if i + 1 < len(ordered) else None):
-            chosen.add(i)
-    return sorted(chosen)
+            candidates.append(i)
+    by_style: dict[tuple[str, float], list[int]] = {}
+    for i in candidates:
+        by_style.setdefault(ordered[i].style, []).append(i)
+    lines_of_style: Counter[tuple[str, float]] = Counter(l.style for l in ordered if l.table < 0 and id(l) not in skip)
+    chars_of_style: Counter[tuple[str, float]] = Counter()
+    for l in ordered:
+        chars_of_style[l.style] += len(l.text)
+    total_chars = sum(chars_of_style.values()) or 1
+    kinds = {i: canonical_section(ordered[i].text) for i in candidates}
+    main_sizes = [ordered[i].size for i in candidates if kinds[i] in MAIN_SECTIONS and kinds[i] != "references"]
+    level1_size = max(main_sizes) if main_sizes else None
+    heading_styles: dict[tuple[str, float], str] = {}  # style -> "anchor" | "main" | "back" | "other"
+    for style, members in by_style.items():
+        names = [kinds[i] for i in members if kinds[i]]
+        main = [k for k in names if k in MAIN_SECTIONS and k != "references"]
+        if main:
+            heading_styles[style] = "main"
+        elif names and len(names) == len(members):
+            heading_styles[style] = "back"
+        elif names:
+            heading_styles[style] = "anchor"
+        elif (len(members) >= 2 / 3 * lines_of_style[style] and style[1] >= body[1] - 1.0
+              and chars_of_style[style] < 0.1 * total_chars):
+            heading_styles[style] = "other"
+    # a back-matter-only or other style may contain headings named like main sections in another style; only
+    # names count for "back" styles: their non-name lines are not headings
+    chosen = [i for i in candidates if ordered[i].style in heading_styles
+              and (heading_styles[ordered[i].style] != "back" or kinds[i])]
+    main_styles = {s for s, role in heading_styles.items() if role == "main"}
+    level1 = max((s[1] for s in main_styles), default=level1_size or 0.0)
+    lower_sizes = sorted({s[1] for s, role in heading_styles.items() if role in ("other", "anchor") and s[1] < level1 - 0.2},
+                         reverse=True)
+    headings: list[Heading] = []
+    for i in chosen:
+        line = ordered[i]
+        role = heading_styles[line.style]
+        depth = numbering_depth(line.text)
+        if depth:
+            level = depth
+        elif role == "main" or line.size >= level1 - 0.2:
+            level = 1
+        elif role == "back":
+            level = 1
+            if headings and headings[-1].level == 1 and headings[-1].index == i - 1:
+                level = 2  # right under an empty level-1 heading: its sub-sections
+            elif headings and headings[-1].level == 2 and ordered[headings[-1].index].style == line.style:
+                level = 2
+        else:
+            level = 2 + lower_sizes.index(line.style[1]) if line.style[1] in lower_sizes else 2
+        headings.append(Heading(i, kinds[i], level))
+    return headings
 
 
 def _join(parts: list[str], line: Line, previous: Line | None) -> None:
-    """Append ``line`` to the text parts: de-hyphenate within a paragraph, newline between blocks."""
+    """Append ``line`` to the text parts: dictionary-aware de-hyphenation within a paragraph
+    (:func:`~engram_kit.ingestion.repair.join_hyphenated`), newline between blocks."""
     text = line.text
-    if previous is None:
+    if previous is None or not parts:
         parts.append(text)
         return
-    joined = "".join(parts[-1:])
+    joined = parts[-1]
     same_block = previous.page == line.page and previous.block == line.block
-    if re.search(r"[a-z]-$", joined) and text[:1].islower():
-        parts[-1] = joined[:-1] + text
+    if re.search(r"[^\W\d_]-$", joined) and re.match(r"[^\W_]", text) and not re.search(r"\s-$", joined):
+        head, _, rest = text.partition(" ")
+        fused = join_hyphenated(joined[:-1], head)
+        parts[-1] = fused + ((" " + rest) if rest else "")
     elif re.search(r"[a-z,;]$", joined) and text[:1].islower():  # a sentence running on into the next column
         parts.append(" " + text)
     else:
         parts.append(("\n" if not same_block else " ") + text)
 
 
-def build_sections(ordered: list[Line], headings: list[int], skip: set[int]) -> list[ParsedSection]:
-    """Cut the ordered lines at the headings into sections with page maps.
-
-    Once a reference list starts, later headings that are not recognised back-matter names stay in it
-    (journals print sidebars such as "Submit your next manuscript" after the references).
-    """
-    bounds = [(-1, FRONT_MATTER, "front_matter")]
-    for i in headings:
-        kind = canonical_section(ordered[i].text)
-        if bounds[-1][2] == "references" and not kind:
+def _caption_groups(ordered: list[Line], headings: set[int]) -> dict[int, list[int]]:
+    """Figure/table captions outside tables: a line starting ``Figure N``/``Fig. N``/``Table N`` at the start
+    of its block (or set in another style than the body), with the following lines of the same block.
+    Returns ``{first index: [indices]}``."""
+    body = _body_style(ordered)
+    groups: dict[int, list[int]] = {}
+    taken: set[int] = set()
+    for i, line in enumerate(ordered):
+        if i in taken or i in headings or line.table >= 0 or not _CAPTION_START.match(line.text):
             continue
-        bounds.append((i, ordered[i].text.strip(), kind))
+        previous = ordered[i - 1] if i else None
+        starts_block = previous is None or previous.block != line.block or previous.page != line.page
+        if not (starts_block or line.style != body):
+            continue
+        group = [i]
+        j = i + 1
+        while j < len(ordered) and ordered[j].block == line.block and ordered[j].page == line.page \
+                and ordered[j].table < 0 and j not in headings:
+            group.append(j)
+            j += 1
+        groups[i] = group
+        taken.update(group)
+    return groups
+
+
+def build_sections(ordered: list[Line], headings: list[Heading], skip: set[int],
+                   tables: list[TableBlock] | None = None) -> list[ParsedSection]:
+    """Cut the ordered lines at the headings into nested sections with page maps, tables and captions.
+
+    After a reference list, a heading in one of the document's heading styles starts a new section
+    (supplementary methods, appendices, declarations); text in other styles (journal sidebars such as
+    "Submit your next manuscript") stays in the reference list.
+    """
+    tables = tables or []
+    first_reference = next((h.index for h in headings if h.kind == "references"), len(ordered))
+    body_heading_styles = {ordered[h.index].style for h in headings if h.index < first_reference}
+    bounds: list[tuple[int, str, str, int]] = [(-1, FRONT_MATTER, "front_matter", 1)]
+    for h in headings:
+        line = ordered[h.index]
+        if h.index > first_reference and not h.kind and line.style not in body_heading_styles:
+            continue  # after the references only the body's heading styles start sections
+        bounds.append((h.index, line.text.strip(), h.kind, h.level))
+    captions = _caption_groups(ordered, {h.index for h in headings})
+    caption_lines = {j for group in captions.values() for j in group}
     sections: list[ParsedSection] = []
-    for n, (start, title, kind) in enumerate(bounds):
+    stack: list[tuple[int, int]] = []  # (level, section index)
+    for n, (start, title, kind, level) in enumerate(bounds):
         end = bounds[n + 1][0] if n + 1 < len(bounds) else len(ordered)
-        body = [l for l in ordered[start + 1:end] if id(l) not in skip]
         parts: list[str] = []
         page_starts: list[tuple[int, int]] = []
+        blocks: list[ParsedBlock] = []
         previous: Line | None = None
-        for line in body:
+        for i in range(start + 1, end):
+            line = ordered[i]
+            if id(line) in skip:
+                continue
+            if line.table >= 0:
+                table = tables[line.table]
+                blocks.append(ParsedBlock("table", table.caption, table.text(), table.page, table.header, table.rows))
+                continue
+            if i in captions:
+                text = " ".join(ordered[j].text for j in captions[i])
+                blocks.append(ParsedBlock("caption", text, text, line.page))
+                continue
+            if i in caption_lines:
+                continue
             if previous is None or line.page != previous.page:
                 page_starts.append((sum(len(p) for p in parts) + (1 if parts else 0), line.page))
             _join(parts, line, previous)
             previous = line
         text = "".join(parts).strip()
-        page = ordered[start].page if start >= 0 else (body[0].page if body else 1)
-        if start < 0 and not text:
+        page = ordered[start].page if start >= 0 else (ordered[start + 1].page if start + 1 < end else 1)
+        if start < 0 and not text and not blocks:
             continue
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
         sections.append(ParsedSection(title=title, kind=kind, text=text, page=page,
                                       page_starts=tuple(page_starts) or ((0, page),),
-                                      retrievable=kind not in NON_RETRIEVABLE_KINDS))
+                                      retrievable=kind not in NON_RETRIEVABLE_KINDS, level=level, parent=parent,
+                                      blocks=tuple(blocks)))
+        stack.append((level, len(sections) - 1))
     return sections
+
+
+def _truncation_problems(data: bytes, doc) -> list[str]:  # noqa: ANN001
+    """Signs that the file is cut short: no ``%%EOF`` near its end, or a cross-reference table PyMuPDF had
+    to rebuild."""
+    problems = []
+    if b"%%EOF" not in data[-2048:]:
+        problems.append("suspected truncation: the file does not end with a PDF end-of-file marker (%%EOF); "
+                        "the last pages may be missing - download the file again")
+    elif getattr(doc, "is_repaired", False):
+        problems.append("the file's cross-reference table was damaged and rebuilt by PyMuPDF; content may be "
+                        "missing - download or export the file again")
+    return problems
 
 
 def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = MAX_PDF_BYTES,
               max_pages: int = MAX_PDF_PAGES) -> ParsedDocument:
-    """Parse PDF bytes into a :class:`ParsedDocument` (sections with pages, metadata with confidence).
+    """Parse PDF bytes into a :class:`ParsedDocument` (nested sections with pages, tables, captions,
+    metadata with confidence, warnings and problems).
 
     Parameters
     ----------
     data : the file's bytes.
     filename : used in messages and as the last-resort title.
-    max_bytes, max_pages : limits (defaults :data:`MAX_PDF_BYTES` = 50 MB, :data:`MAX_PDF_PAGES` = 500).
+    max_bytes, max_pages : limits (defaults :data:`MAX_PDF_BYTES` = 50 MiB, :data:`MAX_PDF_PAGES` = 500).
 
     Raises
     ------
@@ -580,29 +1073,42 @@ def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = M
     check_pdf_bytes(data, name=filename, max_bytes=max_bytes)
     doc = open_pdf(data, name=filename, max_pages=max_pages)
     try:
-        pages, warnings = page_lines(doc)
-        chars = sum(len(l.text) for lines in pages for l in lines)
-        if chars < MIN_CHARS_PER_PAGE * doc.page_count:
+        content = page_lines(doc)
+        pages = content.pages
+        chars = sum(len(l.text) for lines in pages for l in lines) + sum(len(t.text()) for t in content.tables)
+        if chars < MIN_CHARS_PER_PAGE * doc.page_count and not any(
+                sum(len(l.text) for l in lines) >= MIN_CHARS_PER_PAGE * 5 for lines in pages):
             raise DataError(f"{filename} has no text layer ({chars} characters on {doc.page_count} pages): it looks "
                             f"like a scan. engram-kit does not run OCR; run OCR first (e.g. `ocrmypdf in.pdf out.pdf`) "
                             f"and upload the result.")
+        problems = _truncation_problems(data, doc) + content.problems
+        empty = [p + 1 for p, lines in enumerate(pages)
+                 if sum(len(l.text) for l in lines) < MIN_CHARS_PER_PAGE and not any(t.page == p + 1 for t in content.tables)]
+        if empty:
+            problems.append(f"{len(empty)} of {doc.page_count} pages have no text layer (images only?): "
+                            f"page{'s' if len(empty) > 1 else ''} {', '.join(map(str, empty))}; their content is not "
+                            f"in the passages (run OCR, e.g. `ocrmypdf`, to include it)")
         width = doc[0].rect.width
         main_x0 = _main_column_x0(pages, width)
         body: list[Line] = []
         margin: list[Line] = []
         for p, lines in enumerate(pages):
-            page_body, page_margin = reading_order(lines, doc[p].rect.width, page_height=doc[p].rect.height,
-                                                     main_x0=main_x0)
+            rect = doc[p].rect  # the upright size, also for pages with a /Rotate entry
+            page_body, page_margin = reading_order(lines, rect.width, page_height=rect.height,
+                                                   main_x0=main_x0 if rect.width == width else None)
             body.extend(page_body)
             margin.extend(page_margin)
         ordered = margin + body  # margin notes join the front matter
         metadata, skip = extract_metadata(doc, pages, filename=filename)
         headings = detect_headings(ordered, skip)
-        sections = build_sections(ordered, headings, skip)
+        sections = build_sections(ordered, headings, skip, content.tables)
         n_pages = doc.page_count
     finally:
         doc.close()
+    warnings = list(content.warnings)
+    if content.markers_removed:
+        warnings.append(f"separated {content.markers_removed} superscript citation/affiliation markers from words")
     if not headings:
         warnings.append("no section headings recognised; the whole text is one section")
-    log.info("parsed %s: %d pages, %d sections", filename, n_pages, len(sections))
-    return ParsedDocument("pdf", metadata, sections, n_pages, warnings)
+    log.info("parsed %s: %d pages, %d sections, %d tables", filename, n_pages, len(sections), len(content.tables))
+    return ParsedDocument("pdf", metadata, sections, n_pages, warnings, problems)

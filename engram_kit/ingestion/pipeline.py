@@ -77,10 +77,17 @@ class IngestReport:
     #: Seconds per stage (prepare = extraction + linking + records, summed over workers when parallel).
     stage_seconds: dict[str, float] = field(default_factory=dict)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: PMIDs listed more than once in the source file -> record numbers; ingested once (the first).
+    duplicates: dict[str, list[int]] = field(default_factory=dict)
+    #: Invalid records skipped with ``skip_bad=True`` (file:line and the problem).
+    skipped: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row summary (errors listed separately in :attr:`errors`)."""
-        data = {k: v for k, v in self.__dict__.items() if k not in ("errors", "stage_seconds")}
+        """One-row summary (errors, duplicates and skipped records listed separately; stage seconds as
+        ``<stage>_s`` columns)."""
+        data = {k: v for k, v in self.__dict__.items()
+                if k not in ("errors", "duplicates", "skipped", "stage_seconds")}
+        data["duplicates"], data["skipped"] = len(self.duplicates), len(self.skipped)
         data.update({f"{k}_s": round(v, 3) for k, v in self.stage_seconds.items()})
         return pd.DataFrame([data])
 
@@ -88,7 +95,9 @@ class IngestReport:
         rate = self.ingested / self.seconds if self.seconds else 0.0
         return (f"read {self.read}, ingested {self.ingested}, unchanged {self.unchanged}, failed {self.failed}; "
                 f"{self.passages} passages, {self.mentions} mentions ({self.linked_mentions} linked) "
-                f"in {self.seconds:.1f} s ({rate:.1f} docs/s)")
+                f"in {self.seconds:.1f} s ({rate:.1f} docs/s)"
+                + (f"; {len(self.duplicates)} PMIDs listed more than once (ingested once)" if self.duplicates else "")
+                + (f"; {len(self.skipped)} invalid records skipped" if self.skipped else ""))
 
 
 def content_hash(record: PubMedRecord) -> str:
@@ -114,14 +123,15 @@ class MentionLinker:
         self.resolver = resolver
         self.min_confidence = min_confidence
         self.max_candidates = max_candidates
-        self._cache: dict[tuple[str, tuple[str, ...], str], list[Candidate]] = {}
+        self._cache: dict[tuple, list[Candidate]] = {}
 
     def link(self, mention: Mention) -> list[Candidate]:
         """Candidates of ``mention`` at or above ``min_confidence``, best first, at most ``max_candidates``."""
-        key = (mention.text, mention.candidates, mention.long_form)
+        # The resolver's link() scores kinds with the mention's sentence, zone and context cues (issue 14).
+        key = (mention.text, mention.candidates, mention.long_form, mention.sentence, mention.zone, mention.cues)
         if key not in self._cache:
-            candidates = self.resolver.resolve(mention)
-            self._cache[key] = [c for c in candidates if c.confidence >= self.min_confidence][: self.max_candidates]
+            candidates = self.resolver.link(mention, min_confidence=self.min_confidence)
+            self._cache[key] = candidates[: self.max_candidates]
         return self._cache[key]
 
     def add_mentions(self, batch: LiteratureBatch, source_id: str, mentions: Iterable[Mention], *,

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engram_kit.ingestion.chunking import split_sentences
+from engram_kit.text import sentence_spans
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class ExtractiveSummarizer:
         """Pick up to ``max_sentences`` sentences of ``text`` (see the class docstring)."""
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        sentences = [" ".join(text[s:e].split()) for s, e in split_sentences(text)]
+        sentences = [" ".join(text[s:e].split()) for s, e in sentence_spans(text, line_breaks="blank")]
         usable = [i for i, s in enumerate(sentences) if MIN_SENTENCE_WORDS <= len(s.split()) <= MAX_SENTENCE_WORDS]
         if len(usable) <= max_sentences:
             return " ".join(sentences[i] for i in usable)

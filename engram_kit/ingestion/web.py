@@ -102,7 +102,7 @@ def fetch_url(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = MAX_
         for chunk in response.iter_content(64 * 1024):
             size += len(chunk)
             if size > max_bytes:
-                raise DataError(f"{url} is larger than {max_bytes / 1e6:.0f} MB; save the page and ingest the file.")
+                raise DataError(f"{url} is larger than {max_bytes / 2**20:.0f} MB; save the page and ingest the file.")
             chunks.append(chunk)
         charset = re.search(r"charset=([\w-]+)", params, re.I)
         return FetchedPage(url, response.url, response.status_code, content_type, b"".join(chunks),
@@ -164,7 +164,7 @@ def html_metadata(soup, *, url: str = "") -> DocumentMetadata:  # noqa: ANN001
     text_doi = DOI_PATTERN.search(soup.get_text(" ", strip=True)[:20000])
     dc_ids = [v for v in _meta(soup, "dc.identifier") if DOI_PATTERN.search(v)]
     doi = _first([(_meta(soup, "citation_doi"), "meta citation_doi", 0.95),
-                  ([DOI_PATTERN.search(v).group(1) for v in dc_ids], "meta dc.identifier", 0.85),
+                  ([m.group(1) for v in dc_ids if (m := DOI_PATTERN.search(v))], "meta dc.identifier", 0.85),
                   ([text_doi.group(1)] if text_doi else [], "page text", 0.5)], MetadataField(""))
     if doi.value:
         doi = MetadataField(re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", "", doi.value, flags=re.I), doi.source,

@@ -44,8 +44,21 @@ All confidences are in [0, 1]; for one query they are monotone in match quality
   and ``"<name> (<kind>)"``. If a node has both a tfidf and an embedding score, the higher one (and its
   method) wins.
 
-These constants are engineering choices, not fitted values: check calibration on a labelled set (e.g. the
-BC5CDR MeSH-linked mentions) before relying on a threshold such as ``Settings.min_link_confidence``.
+These constants are engineering choices, not fitted values; their calibration on the BC5CDR MeSH-linked
+mentions is in ``benchmarks/results/ner.md`` (reliability diagram), which sets :data:`LINK_THRESHOLD`.
+
+Context (issue 14)
+------------------
+* With an embedder and a context, the ambiguity share is the context softmax **times** the kind prior
+  (:data:`KIND_PRIORITY`), normalised: the sentence decides between readings of similar prior, the prior
+  keeps a GO term from beating a disease on a near-tie of cosines.
+* ``node_prior`` (optional, e.g. the graph degree of each node) breaks ties between nodes of one kind:
+  weight ``1 + log(1 + prior)``. "p21" is a synonym of CDKN1A, TCEAL1 and NSG1; the well-studied CDKN1A
+  has by far the most edges (Hetionet's edges come from curated literature-derived resources), and is
+  what a paper means by p21.
+* :meth:`EntityResolver.link` is what ingestion uses: :meth:`resolve` with the mention's sentence as
+  context, then the :class:`~engram_kit.resolution.policy.LinkPolicy` (zones, fuzzy guards, kind priors
+  from context cues), then the confidence threshold.
 """
 
 from __future__ import annotations
@@ -64,6 +77,7 @@ from engram_kit.extraction.lexicon import Lexicon, validate_nodes
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.resolution.identifiers import identifier_index
+from engram_kit.resolution.policy import LINK_THRESHOLD, LinkPolicy
 from engram_kit.resolution.tfidf import CharNgramIndex
 
 log = logging.getLogger(__name__)
@@ -169,6 +183,9 @@ class EntityResolver:
         by :data:`KIND_PRIORITY`.
     max_candidates : int
         Most candidates returned per query, >= 1 (``Settings.max_candidates``).
+    node_prior : mapping of str to float, optional
+        Non-negative popularity of nodes (e.g. graph degree) used to break ties between nodes of one kind
+        (module docstring); None: no popularity prior. Unknown nodes count 0.
 
     Raises
     ------
@@ -183,6 +200,7 @@ class EntityResolver:
         *,
         embedder: Embedder | None = None,
         max_candidates: int = 5,
+        node_prior: dict[str, float] | None = None,
     ) -> None:
         validate_nodes(nodes)
         if max_candidates < 1:
@@ -201,6 +219,8 @@ class EntityResolver:
         self._identifiers: dict[str, tuple[str, ...]] | None = None
         self._name_vectors: dict[str, np.ndarray] = {}
         self._context_cache: tuple[str, np.ndarray] | None = None
+        self._node_prior: dict[str, float] = dict(node_prior or {})
+        self.policy = LinkPolicy(lexicon)
 
     # ------------------------------------------------------------------------------------------ public
     def node(self, node_id: str) -> tuple[str, str] | None:
@@ -250,6 +270,31 @@ class EntityResolver:
             found = self._lookup(mention.text, set(mention.candidates), context)
             return self._finish(found or self._from_candidates(mention, context))
         return self._finish(self._cascade(mention.text, None, context))
+
+    def link(self, mention: Mention, *, min_confidence: float = LINK_THRESHOLD) -> list[Candidate]:
+        """Candidates a mention found in a text should be linked to, best first (what ingestion stores).
+
+        :meth:`resolve` with the mention's sentence as context, filtered and re-ordered by the
+        :class:`~engram_kit.resolution.policy.LinkPolicy` (no links outside prose, no fuzzy link of a known
+        term without a node or of a different concept, kind priors from context cues), then cut at
+        ``min_confidence``. An empty list means: keep the mention as an unlinked NounPhrase.
+
+        Parameters
+        ----------
+        mention : Mention
+            From :class:`~engram_kit.extraction.EntityExtractor` (carries ``sentence``, ``zone``, ``cues``).
+        min_confidence : float
+            In [0, 1]; default :data:`~engram_kit.resolution.policy.LINK_THRESHOLD`.
+
+        Returns
+        -------
+        list of Candidate
+        """
+        if not self.policy.zone_allows(mention):
+            return []
+        found = self.resolve(mention, context=mention.sentence)
+        surface = mention.long_form if mention.method == "abbreviation" and mention.long_form else mention.text
+        return [c for c in self.policy.apply(mention, found, surface) if c.confidence >= min_confidence]
 
     def resolve_many(self, mentions: Iterable[Mention | str], *, context: str = "") -> list[list[Candidate]]:
         """:meth:`resolve` for each mention (same context for all), in order."""
@@ -328,8 +373,11 @@ class EntityResolver:
             vectors = self._name_embeddings(nodes)
             sims = np.array([float(np.dot(context_vector, vectors[n])) for n in nodes])
             weights = np.exp((sims - sims.max()) / CONTEXT_TEMPERATURE)
+            weights = weights * np.array([KIND_PRIORITY.get(self._nodes[n][1], 0.5) for n in nodes])
         else:
             weights = np.array([KIND_PRIORITY.get(self._nodes[n][1], 0.5) for n in nodes])
+        if self._node_prior:
+            weights = weights * np.array([1.0 + np.log1p(max(0.0, self._node_prior.get(n, 0.0))) for n in nodes])
         human = [self._is_human.get(n) for n in nodes]
         if True in human and False in human:  # a cross-species tie: lean towards the human node
             weights = weights * np.array([HUMAN_TAXON_PREFERENCE if h else 1.0 for h in human])

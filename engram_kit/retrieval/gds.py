@@ -234,7 +234,7 @@ class GDSPPREngine:
         self._version = version or (lambda: 0)
 
     def _element_ids(self, node_ids: list[str]) -> dict[str, str]:
-        from engram_kit.store.ladybug import _label_of_id
+        from engram_kit.store.cypher_store import _label_of_id
 
         by_label: dict[str, list[str]] = {}
         for node_id in node_ids:

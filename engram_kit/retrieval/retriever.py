@@ -41,7 +41,7 @@ from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import (
     EDGE_MEANING_COLUMNS,
     EdgeEvidence,
@@ -61,18 +61,9 @@ log = logging.getLogger(__name__)
 
 #: Source filter values accepted by :meth:`Retriever.retrieve`.
 SOURCE_FILTERS: tuple[str, ...] = ("all", "pubmed", "uploaded")
-#: Longest question accepted, in characters (longer input is almost certainly a pasted document).
-MAX_QUESTION_CHARS = 2_000
-#: Lowest confidence at which a *fuzzy* resolution (character TF-IDF or embedding, not an exact name or
-#: alias) seeds PPR. Higher than ``Settings.min_link_confidence`` because one wrong seed steers the whole
-#: walk: "cancer" would otherwise seed "bone cancer" (TF-IDF 0.61) in "What is the role of TP53 in cancer?".
-FUZZY_SEED_CONFIDENCE = 0.7
+#: Question length cap, fuzzy-seed threshold and subgraph shares are Settings fields (section "retrieval").
 #: Resolution methods that are fuzzy (see :mod:`engram_kit.resolution`).
 FUZZY_METHODS = frozenset({"tfidf", "embedding"})
-#: Highest-PPR nodes of each kind always kept in the result subgraph (beside the overall top nodes).
-PER_KIND = 3
-#: A seed's neighbours of one kind are all kept in the subgraph when there are at most this many.
-SMALL_NEIGHBOURHOOD = 10
 #: The catch-all Biolink predicate: an evidence path hop prefers any more specific edge between the same pair.
 GENERIC_PREDICATE = "biolink:related_to"
 
@@ -80,7 +71,7 @@ GENERIC_PREDICATE = "biolink:related_to"
 def default_graph_name(schema: GraphSchema) -> str:
     """Display name of a graph when the workspace manifest's ``knowledge_graph.name`` is not given:
     ``"Hetionet"`` for Hetionet, ``"KGX graph"`` for a Biolink KGX graph (never "Hetionet" for it)."""
-    return "Hetionet" if schema.name == "hetionet" else f"{schema.name.upper()} graph"
+    return schema.profile.display_name
 
 
 class PPREngine(Protocol):
@@ -154,7 +145,7 @@ class Retriever:
     @property
     def schema(self) -> GraphSchema:
         """The store's domain layer (Hetionet's when the store does not say)."""
-        return getattr(self.store, "schema", None) or HETIONET_SCHEMA
+        return self.store.schema
 
     # ------------------------------------------------------------------------------------------
     def resolve_question(self, question: str, index: GraphIndex) -> tuple[list[ResolvedEntity], list[str]]:
@@ -198,7 +189,7 @@ class Retriever:
     def _seed_threshold(self, method: str) -> float:
         """Confidence a candidate needs to become a seed: stricter for fuzzy methods."""
         floor = self.settings.min_link_confidence
-        return max(floor, FUZZY_SEED_CONFIDENCE) if method in FUZZY_METHODS else floor
+        return max(floor, self.settings.fuzzy_seed_confidence) if method in FUZZY_METHODS else floor
 
     def retrieve(
         self,
@@ -230,8 +221,9 @@ class Retriever:
         question = (question or "").strip()
         if not question:
             raise QueryError("The question is empty; ask something, e.g. 'What does metformin treat?'.")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise QueryError(f"The question has {len(question)} characters; keep it under {MAX_QUESTION_CHARS}.")
+        if len(question) > self.settings.max_question_chars:
+            raise QueryError(f"The question has {len(question)} characters; keep it under "
+                             f"{self.settings.max_question_chars} (Settings.max_question_chars).")
         if source not in SOURCE_FILTERS:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
         alpha = self.settings.ppr_weight if alpha is None else float(alpha)
@@ -418,8 +410,8 @@ class Retriever:
         edges only when ``include_negated``, flagged).
 
         The subgraph holds the seeds, the ``subgraph_nodes`` highest-PPR nodes overall, the
-        ``PER_KIND`` highest of every node kind that received mass, and every direct neighbour of a
-        seed whose kind has at most ``SMALL_NEIGHBOURHOOD`` such neighbours (all nine drugs of a
+        ``subgraph_per_kind`` highest of every node kind that received mass, and every direct neighbour of a
+        seed whose kind has at most ``small_neighbourhood`` such neighbours (:class:`~engram_kit.settings.Settings`) (all nine drugs of a
         disease, say). Without the per-kind shares, the many genes around a disease crowd out the
         few compounds a "which compounds" question needs.
         """
@@ -430,14 +422,14 @@ class Retriever:
         reached = np.flatnonzero(kg_scores > 0)
         for kind in pd.unique(index.kg_kinds[reached]):
             of_kind = reached[index.kg_kinds[reached] == kind]
-            best = of_kind[np.argsort(-kg_scores[of_kind], kind="stable")[:PER_KIND]]
+            best = of_kind[np.argsort(-kg_scores[of_kind], kind="stable")[:self.settings.subgraph_per_kind]]
             chosen.extend(int(i) for i in best)
         for seed in (s for s in seeds if s < index.n_kg):
             neighbours = index.neighbours(seed)
             neighbours = neighbours[neighbours < index.n_kg]
             for kind in pd.unique(index.kg_kinds[neighbours]):
                 of_kind = neighbours[index.kg_kinds[neighbours] == kind]
-                if len(of_kind) <= SMALL_NEIGHBOURHOOD:
+                if len(of_kind) <= self.settings.small_neighbourhood:
                     chosen.extend(int(i) for i in of_kind)
         chosen = list(dict.fromkeys([*(s for s in seeds if s < index.n_kg), *chosen]))
         ids = [str(index.graph.node_ids[i]) for i in chosen]
@@ -459,7 +451,7 @@ def _int_or_none(value: object) -> int | None:
     try:
         if value is None or pd.isna(value):  # type: ignore[arg-type]
             return None
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return None
 

@@ -18,23 +18,32 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from engram_kit.errors import BackendUnavailableError
-from engram_kit.records import LiteratureBatch, SameAsEdge
 
 #: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
 NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 #: Columns of the edge frame (property columns may be empty strings / NaN).
 EDGE_COLUMNS: tuple[str, ...] = ("source", "metaedge", "target", "sources", "license", "unbiased", "pubmed_ids")
 
+# After the column constants: importing engram_kit.kg runs kg.hetionet, which imports them from here.
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema  # noqa: E402
+from engram_kit.records import LiteratureBatch, SameAsEdge  # noqa: E402
+
+if TYPE_CHECKING:
+    from engram_kit.retrieval.retriever import PPREngine
+
+
 
 class GraphStore(ABC):
     """A property-graph store holding the domain layer and the literature layer.
 
-    Implementations: :class:`engram_kit.store.ladybug.LadybugStore` (embedded, default).
+    Implementations: :class:`engram_kit.store.ladybug.LadybugStore` (embedded, default) and
+    :class:`engram_kit.store.neo4j.Neo4jStore` (server), both through the shared Cypher-store base
+    :class:`engram_kit.store.cypher_store.CypherStore`; backends are found by name in
+    :mod:`engram_kit.store.registry`.
     All frame-returning methods return :class:`pandas.DataFrame` with the documented columns (possibly
     empty, never None). Writes raise :class:`~engram_kit.errors.ReadOnlyError` on a read-only store.
     """
@@ -42,6 +51,8 @@ class GraphStore(ABC):
     #: Cypher dialect name used to pick statements from :mod:`engram_kit.store.cypher`.
     dialect: str = ""
     read_only: bool = False
+    #: The domain layer this store holds (labels, relationship types, properties); set by ``__init__``.
+    schema: GraphSchema = HETIONET_SCHEMA
 
     # --- schema and bulk load ------------------------------------------------------------------
     @abstractmethod
@@ -119,49 +130,45 @@ class GraphStore(ABC):
         """All domain (knowledge-graph) edges, e.g. to build the in-memory CSR graph. Columns ``source,
         target, rel_type``."""
 
-    # --- document repository (optional for a backend: the defaults say what is missing) -----------
-    def _not_implemented(self, method: str) -> BackendUnavailableError:
-        return BackendUnavailableError(f"{type(self).__name__}.{method} is not implemented for this backend yet; "
-                                       f"the document repository needs it (see LadybugStore.{method}).")
-
+    # --- document repository ------------------------------------------------------------------------
+    @abstractmethod
     def article_passages(self, article_id: str) -> pd.DataFrame:
         """Passages of one article in passage order. Columns: fields of PassageRecord (``index`` as ``idx``)."""
-        raise self._not_implemented("article_passages")
 
+    @abstractmethod
     def article_sections(self, article_id: str) -> pd.DataFrame:
         """Sections of one article in order. Columns: ``id, article_id, title, idx, summary``."""
-        raise self._not_implemented("article_sections")
 
+    @abstractmethod
     def article_mentions(self, article_ids: Sequence[str]) -> pd.DataFrame:
         """MENTIONS edges of articles from every level. Columns ``article_id, level (Passage|Section|Article),
         source_id, nounphrase_id, name, entity_type, count``."""
-        raise self._not_implemented("article_mentions")
 
+    @abstractmethod
     def nounphrase_links(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
         """MAPS_TO edges of NounPhrases. Columns ``nounphrase_id, name, entity_type, entity_id, entity_name,
         confidence, method``."""
-        raise self._not_implemented("nounphrase_links")
 
+    @abstractmethod
     def nounphrases_linked_to(self, entity_ids: Sequence[str]) -> list[str]:
         """Ids of the NounPhrases with a MAPS_TO edge to any of ``entity_ids``, sorted."""
-        raise self._not_implemented("nounphrases_linked_to")
 
+    @abstractmethod
     def nounphrase_articles(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
         """Distinct (NounPhrase, article) pairs: the articles whose passages, sections or summary mention each
         NounPhrase. Columns ``nounphrase_id, article_id``."""
-        raise self._not_implemented("nounphrase_articles")
 
+    @abstractmethod
     def same_as_edges_from(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
         """Outgoing SAME_AS edges of NounPhrases. Columns ``nounphrase_id, hub_id``."""
-        raise self._not_implemented("same_as_edges_from")
 
+    @abstractmethod
     def replace_same_as(self, nounphrase_ids: Sequence[str], edges: Sequence[SameAsEdge]) -> None:
         """In one transaction: delete the outgoing SAME_AS edges of ``nounphrase_ids``, then merge ``edges``."""
-        raise self._not_implemented("replace_same_as")
 
+    @abstractmethod
     def delete_orphan_nounphrases(self, nounphrase_ids: Sequence[str]) -> int:
         """Delete those of ``nounphrase_ids`` that nothing mentions and no alias points to; return how many."""
-        raise self._not_implemented("delete_orphan_nounphrases")
 
     def run_statement(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
         """Run a registered *read* statement of :mod:`engram_kit.store.cypher` by name (agents use this).
@@ -171,11 +178,45 @@ class GraphStore(ABC):
         """
         from engram_kit.store.cypher import statement
 
-        return self.query(statement(name, self.dialect, schema=getattr(self, "schema", None), **identifiers), parameters)
+        return self.query(statement(name, self.dialect, schema=self.schema, **identifiers), parameters)
 
     @abstractmethod
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
         """Run one Cypher statement and return its rows. No guard here: the evidence desk guards."""
+
+    @abstractmethod
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
+        """Run one untrusted statement the database itself keeps read-only, aborted after ``timeout_s`` seconds
+        (> 0), reading at most ``max_rows + 1`` rows and about ``max_bytes`` bytes of them.
+
+        The evidence desk's second line of defence after its static guard: the embedded store runs it in a
+        child process (plan check for file/write operators, ``READ ONLY`` transaction, query timeout, hard
+        backstop, ``max_memory_mb`` resident-memory cap: :mod:`engram_kit.store.isolated`); Neo4j refuses any
+        plan whose ``EXPLAIN`` query type is not ``"r"`` and runs it in a READ session inside a transaction with
+        a server-side timeout (its memory is bounded by the server's own transaction memory settings).
+
+        Raises
+        ------
+        QueryGuardError
+            If the database refused or would have refused a write.
+        QueryError
+            On timeout (the message says so) or any other database error.
+        """
+
+    # --- retrieval engine and configuration ----------------------------------------------------------
+    def ppr_engine(self) -> PPREngine:
+        """Where personalised PageRank runs for this store: the embedded CSR solver by default; a server
+        backend returns its own engine (Neo4j: GDS ``pageRank.stream`` with ``sourceNodes``)."""
+        from engram_kit.retrieval.retriever import CSRPPREngine
+
+        return CSRPPREngine()
+
+    def backend_manifest(self) -> dict[str, Any]:
+        """What the workspace manifest records about this store's connection (never a secret): ``{}`` for a
+        file store (its path is the workspace's), ``{"neo4j": {uri, user, database, ...}}`` for Neo4j."""
+        return {}
 
     @abstractmethod
     def close(self) -> None:

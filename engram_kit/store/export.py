@@ -41,7 +41,7 @@ from engram_kit.records import (
     SectionRecord,
 )
 from engram_kit.store.base import GraphStore
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.store.cypher import (
     LITERATURE_NODE_PROPERTIES,
     MENTION_SOURCE_LABELS,
@@ -57,7 +57,7 @@ _INDEX_FIELD = {"idx": "index"}
 
 
 def _q(store: GraphStore, name: str, **identifiers: str) -> pd.DataFrame:
-    return store.query(statement(name, store.dialect, schema=getattr(store, "schema", None), **identifiers))
+    return store.query(statement(name, store.dialect, schema=store.schema, **identifiers))
 
 
 # --- reading a store ---------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def read_domain(store: GraphStore) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _schema(store: GraphStore) -> GraphSchema:
     """The store's domain layer (Hetionet for a store without one)."""
-    return getattr(store, "schema", None) or HETIONET_SCHEMA
+    return store.schema
 
 
 @dataclass

@@ -8,9 +8,9 @@ Semantics shared with the embedded store
 ----------------------------------------
 The literature write path (``write_literature``, ``delete_article``, ``set_article_status``) and every read
 method only call ``_run``/``_run_count``/``_run_rows`` with statement *names* from
-:mod:`engram_kit.store.cypher`; their bodies are dialect-neutral and are taken from
-:class:`~engram_kit.store.ladybug.LadybugStore` verbatim, so delete/reprocess semantics are identical by
-construction: one explicit Neo4j transaction per batch (``_transaction``), old sections/passages/MENTIONS of a
+:mod:`engram_kit.store.cypher`; their bodies are dialect-neutral and live once in the
+shared base :class:`~engram_kit.store.cypher_store.CypherStore` (LadybugStore's base too), so delete/reprocess
+semantics are identical by construction: one explicit Neo4j transaction per batch (``_transaction``), old sections/passages/MENTIONS of a
 re-written article deleted inside it, orphaned NounPhrases removed, any failure rolls the whole batch back
 (no partial graph), and every ``UNWIND`` reports its row count so a shortfall (a missing endpoint) raises.
 
@@ -47,10 +47,9 @@ from engram_kit.errors import (
     ReadOnlyError,
     WorkspaceError,
 )
-from engram_kit.store.base import GraphStore
+from engram_kit.store.cypher_store import CypherStore
 from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
-from engram_kit.store.ladybug import LadybugStore
 
 logger = logging.getLogger(__name__)
 
@@ -207,7 +206,7 @@ def _chunk_records(frame: pd.DataFrame, size: int) -> Iterator[list[dict[str, An
         yield frame.iloc[start:start + size].to_dict("records")
 
 
-class Neo4jStore(GraphStore):
+class Neo4jStore(CypherStore):
     """Neo4j graph store (scale-out backend of a workspace).
 
     Parameters
@@ -354,36 +353,6 @@ class Neo4jStore(GraphStore):
         if self._driver is None:
             raise BackendUnavailableError(f"The Neo4j store {self.config.uri} is closed; open a new Neo4jStore.")
 
-    # Dialect-neutral bodies shared with the embedded store: they only call _run / _run_count / _run_rows
-    # (statement names, never Cypher text) and _transaction, which this class implements for Neo4j. Sharing
-    # them is what makes write, delete and reprocess semantics identical on both backends.
-    _run = LadybugStore._run
-    _run_count = LadybugStore._run_count
-    _run_rows = LadybugStore._run_rows
-    _domain_is_empty = LadybugStore._domain_is_empty
-    write_literature = LadybugStore.write_literature
-    _write_batch_rows = LadybugStore._write_batch_rows
-    _expect = staticmethod(LadybugStore._expect)
-    _raise_missing_entities = LadybugStore._raise_missing_entities
-    _nounphrases_of_articles = LadybugStore._nounphrases_of_articles
-    _delete_orphan_nounphrases = LadybugStore._delete_orphan_nounphrases
-    _delete_articles_content = LadybugStore._delete_articles_content
-    delete_article = LadybugStore.delete_article
-    set_article_status = LadybugStore.set_article_status
-    counts = LadybugStore.counts
-    get_nodes = LadybugStore.get_nodes
-    node_ids_by_label = LadybugStore.node_ids_by_label
-    domain_edges = LadybugStore.domain_edges
-    _node_labels = LadybugStore._node_labels
-    _node_frames = LadybugStore._node_frames
-    _edge_rel_types = LadybugStore._edge_rel_types
-    _edge_frames = LadybugStore._edge_frames
-    get_passages = LadybugStore.get_passages
-    articles = LadybugStore.articles
-    literature_edges = LadybugStore.literature_edges
-    passage_mentions = LadybugStore.passage_mentions
-    edges_among = LadybugStore.edges_among
-
     # --- schema and bulk load -----------------------------------------------------------------------
     def create_schema(self) -> None:
         """Create the 15 ``id`` uniqueness constraints and 16 range indexes if missing; idempotent.
@@ -528,6 +497,19 @@ class Neo4jStore(GraphStore):
         except Exception as exc:
             raise self._convert(exc, "the evidence query") from exc
         return GuardedQueryResult(frame, truncated, query_type, time.perf_counter() - t0, size)
+
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
+        """:meth:`GraphStore.read_only_query`: :meth:`read_query`'s rows (EXPLAIN must say ``"r"``, READ session,
+        server-side transaction timeout ``timeout_s``), at most ``max_rows + 1`` rows pulled. ``max_memory_mb``
+        does not apply: the server bounds a transaction's memory (``db.memory.transaction.max``)."""
+        return self.read_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows + 1,
+                               max_bytes=max_bytes).frame
+
+    def backend_manifest(self) -> dict[str, Any]:
+        """``{"neo4j": config.to_manifest()}``: URI, user, database, batch and timeout settings, never a secret."""
+        return {"neo4j": self.config.to_manifest()}
 
     @staticmethod
     def _plan_query_type(tx: Any, text: str, parameters: dict[str, Any] | None) -> str:

@@ -1,114 +1,190 @@
-"""The research assistant: chat, knowledge-graph and evidence panels over one workspace.
+"""The research assistant: question and answer beside the knowledge graph and the evidence.
 
-Flow of a question (each step is rendered as soon as it is known, so the answer "streams"):
+Flow of a question (each step is rendered as soon as it is known, with its elapsed time):
 
-1. ``Workspace.retrieve`` -> the resolved entities (PPR seeds) are shown first, then the ranked passages;
-2. ``Workspace.answer_graph`` -> the graph panel (PPR heat, provenance styles, capped with "show more");
-3. ``Workspace.compose_answer`` -> the cited claims, appended one by one;
+1. ``Workspace.retrieve`` -> how the question was read (the resolved seeds as chips the reader can remove or
+   replace, the unresolved terms) and the ranked passages;
+2. ``Workspace.answer_graph`` -> the graph panel: a focused view (:meth:`AnswerGraph.focus`: seeds, the
+   answer's entities and the paths joining them, <= 40 nodes) that "expand" grows, a legend with counts
+   per kind that filters;
+3. ``Workspace.compose_answer`` -> the cited claims; every citation links to PubMed/DOI when it has an
+   address and to its evidence card and graph nodes (:func:`engram_kit.exports.citation_link`);
 4. the turn is saved to ``<workspace>/conversations/<id>.json`` (reopen it from the history list).
 
 Clicking a graph node highlights the passages that mention it; "highlight entities" on a passage card
 highlights the graph nodes it mentions. The widgets compute nothing: every number comes from the core
 result objects (:class:`~engram_kit.retrieval.results.RetrievalResult`, :class:`~engram_kit.answering.Answer`,
 :class:`~engram_kit.exports.AnswerGraph`).
+
+Layout: a CSS container query puts question and answer beside graph and evidence when the assistant is at
+least :data:`SIDE_BY_SIDE_PX` wide and stacks them below that (the answer then scrolls in a bounded box, so
+the graph stays on the first screen).
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import inspect
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
+from engram_kit.agents.registry import spec_for_event
 from engram_kit.answering import Answer
 from engram_kit.errors import EngramError
-from engram_kit.exports import AnswerGraph, export_answer, kind_color
+from engram_kit.exports import (FOCUS_NODES, KIND_TEXT_COLORS, AnswerGraph, CitationLink, citation_link,
+                                export_bytes, kind_color)
 from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_widgets.conversations import Conversation, conversation_path, list_conversations
 from engram_widgets.graph import graph_widget, legend_html, refit, set_highlight
 
 log = logging.getLogger(__name__)
 
-#: Nodes drawn at first; "show more" adds :data:`GRAPH_STEP` at a time (readability, layout time).
-GRAPH_FIRST = 80
-GRAPH_STEP = 50
+#: Nodes of the focused first view; "expand" adds :data:`GRAPH_STEP` at a time (readability, layout time).
+GRAPH_FIRST = FOCUS_NODES
+GRAPH_STEP = 20
 #: Characters of passage text shown before "show text" expands it.
 SNIPPET_CHARS = 260
+#: Width (px) of the assistant from which question/answer and graph/evidence sit side by side.
+SIDE_BY_SIDE_PX = 1100
 #: CSS class of a highlighted passage card (the browser test looks for it).
 CARD_HIGHLIGHT = "engram-highlight"
 #: Style sheet of the workbench widgets (HTML widgets cannot carry a stylesheet of their own).
 CSS = """<style>
+.engram-assistant { container-type: inline-size; }
+.engram-body { display: grid !important; grid-template-columns: 1fr; gap: 10px; width: 100%; }
+@container (min-width: SIDE_PXpx) {
+  .engram-body { grid-template-columns: minmax(360px, 36%) 1fr; }
+  .engram-answer-box { max-height: calc(100vh - 330px) !important; }
+  .engram-evidence .engram-passages { max-height: calc(100vh - 640px) !important; min-height: 180px; }
+}
+.engram-answer-box { max-height: 210px; overflow: auto; }
+.engram-evidence .engram-passages { max-height: 520px; overflow: auto; }
 .engram-card { border: 1px solid #ddd; border-radius: 6px; padding: 4px 8px; margin: 3px 0; background: #fff; }
 .engram-card.engram-highlight { border: 2px solid #00c853; background: #e8f5e9; }
-.engram-badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 10px; color: #fff; }
+.engram-badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; color: #fff; }
 .engram-badge-pubmed { background: #1f6fb4; } .engram-badge-uploaded { background: #2e7d32; }
 .engram-badge-literature { background: #5c6bc0; } .engram-badge-graph { background: #8d6e63; }
 .engram-badge-desk { background: #00897b; }
 .engram-chip { display: inline-block; margin: 2px 4px 2px 0; padding: 1px 8px; border-radius: 10px;
                font-size: 12px; border: 1px solid #bbb; background: #fafafa; }
-.engram-scores { color: #666; font-size: 11px; }
+.engram-scores { color: #555; font-size: 12px; }
 .engram-banner { padding: 6px 10px; border-radius: 6px; background: #fff8e1; border: 1px solid #ffb300; }
-</style>"""
+.engram-answer li { margin-bottom: 4px; }
+a.engram-cite { color: #0b57d0; text-decoration: underline; cursor: pointer; }
+a.engram-ext { text-decoration: none; margin-left: 2px; }
+.engram-zoom-btn { display: none !important; }
+.engram-steps { font-size: 12px; color: #444; }
+.engram-seed-chip button { min-width: 0; }
+.engram-kind-toggle { font-size: 12px !important; }
+</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX))
+
+#: Retrieval steps as the status line names them (keys of ``RetrievalResult.timings``).
+STEP_NAMES: dict[str, str] = {"resolve": "resolve entities", "ppr": "rank the graph (PPR)",
+                              "semantic": "semantic search", "rank": "rank passages", "paths": "evidence paths"}
 
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def card_class(index: int) -> str:
+    """CSS class of the ``index``-th evidence card (what a citation link scrolls to)."""
+    return f"engram-card-{index}"
+
+
 def entities_html(result: RetrievalResult) -> str:
-    """Chips of the resolved question entities (name, kind colour, confidence, seed weight)."""
+    """Chips of the resolved question entities (name, kind colour, confidence, how resolved, seed weight) and
+    the terms that did not resolve."""
+    unresolved = (f'<div class="engram-scores"><b>Not found in the graph:</b> '
+                  f'{_e(", ".join(result.unresolved))}</div>' if result.unresolved else "")
     if not result.entities:
         note = _e(result.fallback) if result.fallback else "No entity of the question resolved to the graph."
-        return f'<div class="engram-entities"><b>Entities:</b> <i>{note}</i></div>'
-    chips = "".join(
-        f'<span class="engram-chip" title="{_e(e.node_id)} via {_e(e.method)}">'
-        f'<span style="color:{kind_color(e.kind)}">&#9679;</span> <b>{_e(e.name)}</b> '
-        f'<span class="engram-scores">{_e(e.kind)} &middot; conf {e.confidence:.2f} &middot; seed {e.seed_weight:.2f}'
-        f'</span></span>'
-        for e in result.entities)
-    unresolved = (f' <span class="engram-scores">unresolved: {_e(", ".join(result.unresolved))}</span>'
-                  if result.unresolved else "")
-    return f'<div class="engram-entities"><b>Entities (PPR seeds):</b> {chips}{unresolved}</div>'
+        return f'<div class="engram-entities"><b>Read as:</b> <i>{note}</i>{unresolved}</div>'
+    chips = "".join(seed_chip_html(e) for e in result.entities)
+    return f'<div class="engram-entities"><b>Read as (PPR seeds):</b> {chips}{unresolved}</div>'
 
 
-def claim_html(claim: Any) -> str:
-    """One claim as a list item with its citation labels."""
-    cites = "; ".join(_e(c.label) for c in claim.citations)
+def seed_chip_html(entity: Any) -> str:
+    """One resolved entity: name, kind colour, kind, confidence and how it was resolved."""
+    mention = f' for "{_e(entity.mention)}"' if getattr(entity, "mention", "") else ""
+    return (f'<span class="engram-chip" title="{_e(entity.node_id)}{mention}">'
+            f'<span style="color:{kind_color(entity.kind)}">&#9679;</span> <b>{_e(entity.name)}</b> '
+            f'<span class="engram-scores">{_e(entity.kind)} &middot; conf {entity.confidence:.2f} &middot; '
+            f'{_e(entity.method)}</span></span>')
+
+
+def citation_html(link: CitationLink, card_index: int | None) -> str:
+    """A citation: a link that jumps to its evidence card and graph nodes, plus an outside link (PubMed/DOI)."""
+    attrs = f' data-card="{card_class(card_index)}"' if card_index is not None else ""
+    attrs += f' data-nodes="{_e(" ".join(link.node_ids))}"'
+    jump = f'<a class="engram-cite" href="#"{attrs} title="show the evidence">{_e(link.label)}</a>'
+    if link.url:
+        jump += (f'<a class="engram-ext" href="{_e(link.url)}" target="_blank" rel="noopener noreferrer" '
+                 f'title="open {_e(link.url)}">&#8599;</a>')
+    return jump
+
+
+def claim_html(claim: Any, result: RetrievalResult | None = None, graph: AnswerGraph | None = None,
+               cards: dict[str, int] | None = None) -> str:
+    """One claim as a list item with its citations (links when ``result`` is given)."""
     kind = claim.citations[0].kind if claim.citations else ""
     tag = {"passage": "literature", "edge": "graph", "row": "desk"}.get(kind, kind)
+    if result is None:
+        cites = "; ".join(_e(c.label) for c in claim.citations)
+    else:
+        links = [citation_link(c, result, graph) for c in claim.citations]
+        cites = "; ".join(citation_html(link, (cards or {}).get(link.passage_id)) for link in links)
     return (f'<li><span class="engram-badge engram-badge-{_e(tag)}">{_e(tag)}</span> {_e(claim.text)} '
             f'<span class="engram-scores">[{cites}]</span></li>')
 
 
+def answer_nodes(answer: Answer, graph: AnswerGraph) -> list[str]:
+    """Graph nodes the answer rests on, in citation order: the entities of each cited passage and both ends
+    of each cited edge (the focus of the graph view)."""
+    out: list[str] = []
+    for claim in answer.claims:
+        for citation in claim.citations:
+            out += citation_link(citation, answer.retrieval, graph).node_ids
+    return list(dict.fromkeys(out))
+
+
 # ------------------------------------------------------------------------------------- evidence panel
 class PassageCard(widgets.VBox):
-    """One passage: source badge, citation, scores, section/page, expandable text, "highlight entities"."""
+    """One passage: source badge, linked citation, scores, section/page, expandable text, "highlight entities".
 
-    def __init__(self, hit: PassageHit, on_select: Callable[[str], None] | None = None) -> None:
+    ``index`` is its position in the ranking; the card carries :func:`card_class` ``(index)`` so a citation
+    in the answer can scroll to it.
+    """
+
+    def __init__(self, hit: PassageHit, on_select: Callable[[str], object] | None = None, *, index: int = 0,
+                 link: CitationLink | None = None) -> None:
         self.hit = hit
-        page = f" &middot; p. {hit.page_start}" + (f"-{hit.page_end}" if hit.page_end and hit.page_end != hit.page_start
-                                                   else "") if hit.page_start else ""
+        link = link or CitationLink(hit.citation, "", hit.passage_id, ())
         section = f" &middot; {_e(hit.section)}" if hit.section else ""
         year = f" ({hit.year})" if hit.year else ""
+        cite = (f'<a href="{_e(link.url)}" target="_blank" rel="noopener noreferrer">{_e(link.label)} &#8599;</a>'
+                if link.url else _e(link.label))
+        title = f'<br><span>{_e(hit.title)}</span>' if hit.pmid else ""  # a document's label is its title already
         header = widgets.HTML(
             f'<span class="engram-badge engram-badge-{_e(hit.source)}">{_e(hit.source)}</span> '
-            f'<b>#{hit.rank} {_e(hit.citation)}</b>{year}{section}{page}<br>'
-            f'<span>{_e(hit.title)}</span><br>'
+            f'<b>#{hit.rank} {cite}</b>{year}{section}{title}<br>'
             f'<span class="engram-scores">score {hit.score:.3f} &middot; PPR {hit.ppr_score:.3f} &middot; '
             f'semantic {hit.semantic_score:.3f}</span>'
             + (f'<br><span class="engram-scores">via {_e(hit.paths[0].describe())}</span>' if hit.paths else ""))
         short = hit.text if len(hit.text) <= SNIPPET_CHARS else hit.text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
-        self.text = widgets.HTML(f'<div style="font-size:12px">{_e(short)}</div>')
-        self.expand = widgets.ToggleButton(value=False, description="show text", layout=widgets.Layout(width="90px"),
+        self.text = widgets.HTML(f'<div style="font-size:13px">{_e(short)}</div>')
+        self.expand = widgets.ToggleButton(value=False, description="show text", layout=widgets.Layout(width="auto"),
                                            disabled=len(hit.text) <= SNIPPET_CHARS)
         self.expand.observe(lambda ch: self._toggle(ch["new"], short), names="value")
-        self.select = widgets.Button(description="highlight entities", layout=widgets.Layout(width="130px"),
+        self.select = widgets.Button(description="highlight entities", layout=widgets.Layout(width="auto"),
                                      tooltip="Highlight the graph entities this passage mentions")
         self.select.add_class("engram-passage-select")
         if on_select is not None:
@@ -117,9 +193,10 @@ class PassageCard(widgets.VBox):
         super().__init__([header, self.text, widgets.HBox([self.expand, self.select])],
                          layout=widgets.Layout(flex="0 0 auto"))
         self.add_class("engram-card")
+        self.add_class(card_class(index))
 
     def _toggle(self, expanded: bool, short: str) -> None:
-        self.text.value = f'<div style="font-size:12px">{_e(self.hit.text if expanded else short)}</div>'
+        self.text.value = f'<div style="font-size:13px">{_e(self.hit.text if expanded else short)}</div>'
         self.expand.description = "hide text" if expanded else "show text"
 
     def set_highlight(self, on: bool) -> None:
@@ -129,10 +206,11 @@ class PassageCard(widgets.VBox):
 class EvidencePanel:
     """Passage cards (ranked) and a Sources tab grouping the passages by document."""
 
-    def __init__(self, on_passage_select: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_passage_select: Callable[[str], object] | None = None) -> None:
         self.on_passage_select = on_passage_select
         self.cards: dict[str, PassageCard] = {}
-        self.passages = widgets.VBox(layout=widgets.Layout(max_height="640px", overflow="auto"))
+        self.passages = widgets.VBox()
+        self.passages.add_class("engram-passages")
         self.sources = widgets.VBox()
         self.tabs = widgets.Tab([self.passages, self.sources])
         self.tabs.set_title(0, "Passages")
@@ -140,19 +218,28 @@ class EvidencePanel:
         self.widget = widgets.VBox([widgets.HTML("<b>Evidence</b>"), self.tabs])
         self.widget.add_class("engram-evidence")
 
-    def show(self, result: RetrievalResult) -> None:
-        self.cards = {h.passage_id: PassageCard(h, self.on_passage_select) for h in result.passages}
+    def card_index(self) -> dict[str, int]:
+        """Passage id -> position of its card (for citation links)."""
+        return {pid: i for i, pid in enumerate(self.cards)}
+
+    def show(self, result: RetrievalResult, graph: AnswerGraph | None = None) -> None:
+        links = {h.passage_id: citation_link(_passage_citation(h), result, graph) for h in result.passages}
+        self.cards = {h.passage_id: PassageCard(h, self.on_passage_select, index=i, link=links[h.passage_id])
+                      for i, h in enumerate(result.passages)}
         self.passages.children = list(self.cards.values()) or [widgets.HTML("<i>No passage found.</i>")]
         by_doc: dict[str, list[PassageHit]] = {}
         for hit in result.passages:
             by_doc.setdefault(hit.article_id, []).append(hit)
         rows = []
-        for article_id, hits in by_doc.items():
+        for hits in by_doc.values():
             first = hits[0]
+            link = links[first.passage_id]
+            name = (f'<a href="{_e(link.url)}" target="_blank" rel="noopener noreferrer">{_e(link.label.split(",")[0])}'
+                    f'</a>' if link.url else _e(link.label.split(", p.")[0]))
             ranks = ", ".join(f"#{h.rank}" for h in hits)
             rows.append(widgets.HTML(
                 f'<div class="engram-card"><span class="engram-badge engram-badge-{_e(first.source)}">'
-                f'{_e(first.source)}</span> <b>{_e(first.citation.split(",")[0])}</b> {_e(first.title)}'
+                f'{_e(first.source)}</span> <b>{name}</b> {_e(first.title) if first.pmid else ""}'
                 f'{f" ({first.year})" if first.year else ""}<br><span class="engram-scores">{len(hits)} passage(s): '
                 f'{ranks} &middot; best score {max(h.score for h in hits):.3f}</span></div>'))
         self.sources.children = rows
@@ -168,47 +255,118 @@ class EvidencePanel:
         return sum(1 for pid in self.cards if pid in wanted)
 
 
+def _passage_citation(hit: PassageHit) -> Any:
+    from engram_kit.answering.types import Citation
+
+    return Citation("passage", hit.passage_id, hit.citation)
+
+
 # ---------------------------------------------------------------------------------------- graph panel
 class GraphPanel:
-    """The answer graph in ipycytoscape, capped with "show more"; node clicks go to ``on_node_click``."""
+    """The answer graph: focused view, toolbar (fit, zoom, wheel zoom, expand, full graph), legend per kind
+    with counts whose buttons hide/show a kind; node clicks go to ``on_node_click``."""
 
-    def __init__(self, on_node_click: Callable[[str], None] | None = None, *, height: str = "480px",
+    def __init__(self, on_node_click: Callable[[str], object] | None = None, *, height: str = "440px",
                  first: int = GRAPH_FIRST, step: int = GRAPH_STEP) -> None:
         self.on_node_click = on_node_click
         self.height, self.first, self.step = height, first, step
         self.graph: AnswerGraph | None = None
+        self.focus_nodes: list[str] = []
+        self.size = first
+        self.hidden_kinds: set[str] = set()
         self.shown: AnswerGraph | None = None
-        self.cytoscape = None
+        self.cytoscape: Any = None
         self.info = widgets.HTML("")
-        self.more = widgets.Button(description=f"show more (+{step})", disabled=True,
-                                   layout=widgets.Layout(width="150px"))
-        self.more.on_click(lambda _: self._draw(len(self.shown or ()) + self.step))
+        self.info.add_class("engram-graph-info")
+        lay = widgets.Layout(width="auto")
+        self.fit = widgets.Button(description="fit", tooltip="Fit the graph to the panel", layout=lay)
+        self.fit.on_click(lambda _: self.refit())
+        self.zoom_in = widgets.Button(description="+", tooltip="Zoom in", layout=widgets.Layout(width="34px"))
+        self.zoom_out = widgets.Button(description="−", tooltip="Zoom out", layout=widgets.Layout(width="34px"))
+        for button, name in ((self.zoom_in, "engram-zoom-in"), (self.zoom_out, "engram-zoom-out")):
+            button.add_class("engram-zoom-btn")  # the dashboard's page script zooms (ipycytoscape cannot)
+            button.add_class(name)
+        self.wheel = widgets.ToggleButton(value=False, description="wheel zoom", layout=lay,
+                                          tooltip="Let the mouse wheel zoom the graph (off: it scrolls the page)")
+        self.wheel.observe(self._on_wheel, names="value")
+        self.more = widgets.Button(description=f"expand (+{step})", disabled=True, layout=lay,
+                                   tooltip="Add the next highest-ranked connected nodes")
+        self.more.add_class("engram-expand")
+        self.more.on_click(lambda _: self._draw(self.size + self.step))
+        self.focus_button = widgets.Button(description="focus", layout=lay, disabled=True,
+                                           tooltip="Back to the focused view (seeds, answer entities, paths)")
+        self.focus_button.on_click(lambda _: self._draw(self.first))
+        self.kinds = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.kinds.add_class("engram-kind-legend")
         self.area = widgets.Box(layout=widgets.Layout(width="100%"))
-        self.widget = widgets.VBox([widgets.HTML("<b>Knowledge graph</b>"), widgets.HBox([self.info, self.more]),
-                                    self.area, widgets.HTML(legend_html())])
+        toolbar = widgets.HBox([self.fit, self.zoom_out, self.zoom_in, self.wheel, self.more, self.focus_button],
+                               layout=widgets.Layout(flex_flow="row wrap"))
+        self.widget = widgets.VBox([widgets.HTML("<b>Knowledge graph</b>"), self.info, toolbar, self.kinds,
+                                    self.area, widgets.HTML(legend_html([]))])
         self.widget.add_class("engram-graph-panel")
 
-    def show(self, graph: AnswerGraph) -> None:
+    def show(self, graph: AnswerGraph, answer_nodes: list[str] | None = None) -> None:
+        """Draw the focused view of ``graph`` around the seeds and ``answer_nodes``."""
         self.graph = graph
+        self.focus_nodes = list(answer_nodes or [])
+        self.hidden_kinds = set()
         self._draw(self.first)
+
+    def _view(self, n: int) -> AnswerGraph:
+        assert self.graph is not None
+        view = self.graph.focus(self.focus_nodes, max_nodes=n) if len(self.graph) else self.graph
+        return view.without_kinds(self.hidden_kinds) if self.hidden_kinds else view
 
     def _draw(self, n: int) -> None:
         if self.graph is None:
             return
-        self.shown = self.graph.top(n) if len(self.graph) else self.graph
+        self.size = n
+        full = self.graph.focus(self.focus_nodes, max_nodes=n) if len(self.graph) else self.graph
+        self.shown = self._view(n)
         old = self.cytoscape
         self.cytoscape = graph_widget(self.shown.to_cytoscape(), height=self.height)
-        if self.on_node_click is not None:
-            self.cytoscape.on("node", "click", lambda event: self.on_node_click(str(event["data"]["id"])))
+        self.cytoscape.user_zooming_enabled = self.wheel.value
+        click = self.on_node_click
+        if click is not None:
+            self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
         self.area.children = [self.cytoscape]
         if old is not None:
             _close_graph(old)
+        self._legend(full)
         counts = self.shown.edges["provenance"].value_counts().to_dict()
         edges = ", ".join(f"{v} {k}" for k, v in counts.items()) or "no edges"
-        self.info.value = (f'<span class="engram-scores">{len(self.shown)} of {len(self.graph)} nodes'
-                           f'{" (capped)" if self.graph.truncated else ""}; edges: {edges}. '
-                           "Click a node to highlight the passages that mention it.</span>")
-        self.more.disabled = len(self.shown) >= len(self.graph)
+        hidden = len(self.graph) - len(full)
+        if len(self.shown) == 0:
+            note = ("No connected entity to draw: the question resolved to no graph node and the passages share "
+                    "no edges. Pick a node under \"search the graph for…\".")
+        else:
+            note = "Click a node to highlight the passages that mention it."
+        self.info.value = (f'<span class="engram-scores">{len(self.shown)} of {len(self.graph)} nodes '
+                           f'({hidden} unconnected or lower-ranked hidden); edges: {edges}. {note}</span>')
+        self.more.disabled = len(full) >= len(self.graph) or n >= len(self.graph)
+        self.focus_button.disabled = n <= self.first
+
+    def _legend(self, full: AnswerGraph) -> None:
+        buttons = []
+        for kind, count in full.kind_counts().items():
+            toggle = widgets.ToggleButton(value=kind not in self.hidden_kinds, description=f"{kind} {count}",
+                                          tooltip=f"show/hide the {count} {kind} node(s)",
+                                          layout=widgets.Layout(width="auto", height="26px"))
+            toggle.style.button_color = kind_color(kind) if kind not in self.hidden_kinds else "#eeeeee"
+            toggle.style.text_color = KIND_TEXT_COLORS.get(kind, "#ffffff") if kind not in self.hidden_kinds else "#777"
+            toggle.add_class("engram-kind-toggle")
+            toggle.observe(lambda ch, k=kind: self.toggle_kind(k, ch["new"]), names="value")
+            buttons.append(toggle)
+        self.kinds.children = buttons
+
+    def toggle_kind(self, kind: str, visible: bool) -> None:
+        """Show or hide the nodes of ``kind`` (the legend's buttons)."""
+        (self.hidden_kinds.discard if visible else self.hidden_kinds.add)(kind)
+        self._draw(self.size)
+
+    def _on_wheel(self, change: dict[str, Any]) -> None:
+        if self.cytoscape is not None:
+            self.cytoscape.user_zooming_enabled = bool(change["new"])
 
     def highlight(self, node_ids: set[str] | tuple[str, ...]) -> int:
         return set_highlight(self.cytoscape, set(node_ids)) if self.cytoscape is not None else 0
@@ -226,47 +384,224 @@ def _close_graph(widget) -> None:  # noqa: ANN001
     widget.close()
 
 
+# ----------------------------------------------------------------------------------- interpretation
+class InterpretationPanel:
+    """How the question was read: seed chips with remove, unresolved terms, "search the graph for…" to pin
+    the right node. Every change calls ``on_change()`` (the assistant re-runs the question).
+
+    ``pinned`` (node id -> label) and ``excluded`` (node ids) are what the next retrieval passes as
+    ``seeds=`` / ``exclude=``; :attr:`can_exclude` is False on an engram-kit whose retriever has no
+    ``exclude`` parameter (removing a seed is then disabled, with the reason as tooltip).
+    """
+
+    def __init__(self, workspace: Any, on_change: Callable[[], None]) -> None:
+        self.workspace = workspace
+        self.on_change = on_change
+        self.pinned: dict[str, str] = {}
+        self.excluded: set[str] = set()
+        self._choices: dict[str, str] = {}
+        params = _retrieve_parameters(workspace)
+        self.can_exclude = "exclude" in params
+        self.pin_parameter = "seeds" if "seeds" in params else "extra_seeds" if "extra_seeds" in params else ""
+        self.chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.chips.add_class("engram-seeds")
+        self.notes = widgets.HTML("")
+        self.search = widgets.Combobox(placeholder="search the graph for… (pin the right node)", ensure_option=False,
+                                       layout=widgets.Layout(width="100%"))
+        self.search.add_class("engram-seed-search")
+        self.search.observe(self._on_type, names="value")
+        self.widget = widgets.VBox([self.chips, self.notes, self.search])
+        self.widget.add_class("engram-interpretation")
+
+    def reset(self) -> None:
+        """Forget pins and exclusions (a new question)."""
+        self.pinned.clear()
+        self.excluded.clear()
+
+    def retrieve_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``Workspace.retrieve`` carrying the reader's corrections."""
+        out: dict[str, Any] = {}
+        if self.pinned and self.pin_parameter:
+            out[self.pin_parameter] = {node: 1.0 for node in self.pinned}
+        if self.excluded and self.can_exclude:
+            out["exclude"] = set(self.excluded)
+        return out
+
+    def show(self, result: RetrievalResult) -> None:
+        chips = []
+        for entity in result.entities:
+            chip = widgets.HTML(seed_chip_html(entity))
+            remove = widgets.Button(description="×", tooltip=(f"drop {entity.name} as a seed and answer again"
+                                                              if self.can_exclude else
+                                                              "this engram-kit cannot drop a seed "
+                                                              "(Workspace.retrieve has no exclude=)"),
+                                    disabled=not self.can_exclude, layout=widgets.Layout(width="28px", height="24px"))
+            remove.add_class("engram-seed-remove")
+            remove.on_click(lambda _, n=entity.node_id: self.remove(n))
+            box = widgets.HBox([chip, remove], layout=widgets.Layout(margin="0 6px 0 0", align_items="center"))
+            box.add_class("engram-seed-chip")
+            chips.append(box)
+        self.chips.children = chips
+        parts = []
+        if not result.entities:
+            parts.append(f"<i>{_e(result.fallback) or 'No entity of the question resolved to the graph.'}</i>")
+        if result.unresolved:
+            parts.append(f"<b>Not found in the graph:</b> {_e(', '.join(result.unresolved))}")
+        if self.excluded:
+            parts.append(f"dropped: {_e(', '.join(sorted(self.excluded)))}")
+        self.notes.value = f'<div class="engram-scores">{" &middot; ".join(parts)}</div>' if parts else ""
+
+    def remove(self, node_id: str) -> None:
+        """Drop ``node_id`` as a seed and re-run."""
+        self.excluded.add(node_id)
+        self.pinned.pop(node_id, None)
+        self.on_change()
+
+    def pin(self, node_id: str, label: str = "") -> None:
+        """Add ``node_id`` as a seed and re-run."""
+        self.pinned[node_id] = label or node_id
+        self.excluded.discard(node_id)
+        self.on_change()
+
+    def suggest(self, text: str) -> list[str]:
+        matches = self.workspace.search_entities(text, limit=12).matches if text.strip() else []
+        self._choices = {m.label: m.node_id for m in matches}
+        self.search.options = list(self._choices)
+        return list(self._choices)
+
+    def _on_type(self, change: dict[str, Any]) -> None:
+        text = change["new"]
+        if text in self._choices:
+            node = self._choices[text]
+            self.search.value = ""
+            self.pin(node, text)
+        elif len(text.strip()) >= 2:
+            self.suggest(text)
+
+
+def _retrieve_parameters(workspace: Any) -> set[str]:
+    """Keyword parameters the workspace's retriever accepts (``seeds``, ``exclude``, ``extra_seeds``...)."""
+    try:
+        return set(inspect.signature(workspace.retriever().retrieve).parameters)
+    except (AttributeError, TypeError, ValueError, EngramError):
+        return set()
+
+
 # ----------------------------------------------------------------------------------------- chat panel
 class ChatPanel:
-    """Question box, source filter, status line, entities, streamed answer, history and export."""
+    """Question box, source filter, step-by-step status, interpretation, the answer, history and downloads."""
 
     def __init__(self) -> None:
         self.question = widgets.Textarea(placeholder="Ask a biomedical question, e.g. Which genes interact with BACE1?",
-                                         layout=widgets.Layout(width="100%", height="60px"))
+                                         layout=widgets.Layout(width="100%", height="56px"))
         self.question.add_class("engram-question")
         self.source = widgets.ToggleButtons(options=[("all", "all"), ("PubMed", "pubmed"), ("uploaded", "uploaded")],
-                                            value="all", description="Sources:",
-                                            style={"button_width": "80px", "description_width": "60px"})
-        self.ask = widgets.Button(description="Ask", button_style="primary", layout=widgets.Layout(width="90px"))
+                                            value="all", style={"button_width": "auto"})
+        self.ask = widgets.Button(description="Ask", button_style="primary", layout=widgets.Layout(width="80px"))
         self.ask.add_class("engram-ask")
         self.status = widgets.HTML("")
         self.status.add_class("engram-status")
-        self.entities = widgets.HTML("")
+        self.entities = widgets.HTML("")  # kept for callers; the interpretation panel shows the chips
         self.answer = widgets.HTML("")
         self.answer.add_class("engram-answer")
-        self.history = widgets.Dropdown(description="History:", options=[("(new conversation)", "")], value="",
-                                        layout=widgets.Layout(width="420px"))
-        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="150px"))
-        self.export = widgets.Button(description="export answer", disabled=True, layout=widgets.Layout(width="130px"),
-                                     tooltip="Cytoscape JSON, GraphML, SVG, PNG, passages/entities CSV, run bundle")
+        answer_box = widgets.Box([self.answer])
+        answer_box.add_class("engram-answer-box")
+        self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
+                                        layout=widgets.Layout(width="auto", flex="1 1 auto"))
+        self.new = widgets.Button(description="new conversation", layout=widgets.Layout(width="auto"))
+        self.export = widgets.Button(description="downloads", disabled=True, layout=widgets.Layout(width="auto"),
+                                     tooltip="Prepare the graph shown (Cytoscape JSON, GraphML, SVG, PNG), passages and "
+                                             "entities CSV and the run bundle as browser downloads")
+        self.export.add_class("engram-export")
         self.exported = widgets.HTML("")
+        self.exported.add_class("engram-downloads")
+        self.interpretation: widgets.Widget = widgets.HTML("")
         self.widget = widgets.VBox([
-            widgets.HBox([self.history, self.new]),
-            self.question, widgets.HBox([self.source, self.ask, self.export]), self.status,
-            self.entities, self.answer, self.exported,
+            self.question, widgets.HBox([self.ask, self.source], layout=widgets.Layout(flex_flow="row wrap")),
+            self.status, self.interpretation, answer_box,
+            widgets.HBox([self.history, self.new, self.export]), self.exported,
         ])
         self.widget.add_class("engram-chat")
+
+    def set_interpretation(self, panel: widgets.Widget) -> None:
+        self.interpretation = panel
+        children = list(self.widget.children)
+        children[3] = panel
+        self.widget.children = children
+
+
+class Steps:
+    """The status line: each step with its elapsed time, the running one marked (honest progress)."""
+
+    def __init__(self, target: widgets.HTML) -> None:
+        self.target = target
+        self.done: list[tuple[str, float]] = []
+        self.current = ""
+        self.started = time.perf_counter()
+
+    def start(self, name: str) -> None:
+        self.current = name
+        self.started = time.perf_counter()
+        self._render()
+
+    def finish(self) -> float:
+        elapsed = time.perf_counter() - self.started
+        if self.current:
+            self.done.append((self.current, elapsed))
+        self.current = ""
+        self._render()
+        return elapsed
+
+    def _render(self, extra: str = "") -> None:
+        items = [f"&#10003; {_e(n)} {s:.1f} s" for n, s in self.done]
+        if self.current:
+            items.append(f"<b>&#8230; {_e(self.current)}</b>")
+        self.target.value = f'<div class="engram-steps">{" &middot; ".join(items)}{extra}</div>'
+
+    def summary(self, extra: str) -> None:
+        self._render(extra)
 
 
 # ---------------------------------------------------------------------------------------- agents panel
 def _report_markdown(report: Any) -> str:
-    """Markdown of an agent report or desk result: its ``to_markdown``/``describe``, else its dict."""
+    """Markdown of an agent report or desk result: its ``to_markdown``/``describe``, else its ``to_dict``
+    rendered as Markdown (lists of records as tables), never a raw Python repr."""
     for name in ("to_markdown", "describe"):
         method = getattr(report, name, None)
         if callable(method):
             return str(method())
     to_dict = getattr(report, "to_dict", None)
-    return "```\n" + str(to_dict() if callable(to_dict) else report)[:4000] + "\n```"
+    return dict_markdown(to_dict() if callable(to_dict) else report)
+
+
+def dict_markdown(value: Any, *, depth: int = 0, max_rows: int = 15) -> str:
+    """Markdown of a JSON-like value: a dict as a bullet list, a list of dicts as a table (first ``max_rows``
+    rows), scalars as text. Pipes and newlines inside cells are escaped so tables stay tables."""
+    def cell(x: Any) -> str:
+        text = x if isinstance(x, str) else ", ".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x)
+        return text.replace("|", "\\|").replace("\n", " ")[:160]
+
+    indent = "  " * depth
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            if item in (None, "", [], {}):
+                continue
+            label = str(key).replace("_", " ")
+            if isinstance(item, (dict, list)) and item and not all(isinstance(x, (str, int, float)) for x in item):
+                lines.append(f"{indent}- **{label}**:\n\n{dict_markdown(item, depth=depth + 1, max_rows=max_rows)}")
+            else:
+                lines.append(f"{indent}- **{label}**: {cell(item)}")
+        return "\n".join(lines)
+    if isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+        columns = list(dict.fromkeys(k for row in value[:max_rows] for k in row))
+        head = "| " + " | ".join(c.replace("_", " ") for c in columns) + " |\n|" + "---|" * len(columns)
+        rows = ["| " + " | ".join(cell(row.get(c, "")) for c in columns) + " |" for row in value[:max_rows]]
+        more = [f"\n*… {len(value) - max_rows} more*"] if len(value) > max_rows else []
+        return "\n".join([head, *rows, *more])
+    if isinstance(value, list):
+        return "\n".join(f"{indent}- {cell(x)}" for x in value[:max_rows])
+    return cell(value)
 
 
 class AgentsPanel:
@@ -313,9 +648,12 @@ class AgentsPanel:
                         lines.append(f"<span class='engram-scores'>[{_e(record.get('agent', ''))}] {_e(kind)} "
                                      f"{_e(text)}</span>")
                         self.log.value = "<br>".join(lines[-8:])
-                    elif kind in ("pathway", "drug", "phenotype", "synthesis"):
+                    elif kind == "synthesis":
                         with self.output:
-                            display(Markdown(f"#### {kind.title()} agent\n\n" + _report_markdown(event.report)))
+                            display(Markdown("#### Synthesis agent\n\n" + _report_markdown(event.report)))
+                    elif (spec := spec_for_event(kind)) is not None and kind != "done":  # registered agents' reports
+                        with self.output:
+                            display(Markdown(f"#### {kind.title()} agent\n\n" + spec.render(event.report)))
         if self.run_desk.value:
             desk = getattr(workspace, "evidence_desk", None)
             if desk is None:
@@ -332,8 +670,13 @@ class AgentsPanel:
 
 
 # --------------------------------------------------------------------------------------- the assistant
+#: What the status line says while the embedding model loads (the first question of a kernel only).
+WARMUP_MESSAGE = "Loading the language model (first question only)"
+
+
 class ResearchAssistant:
-    """Chat + knowledge graph + evidence over a :class:`~engram_kit.workspace.Workspace`.
+    """Question and answer beside the knowledge graph and the evidence, over a
+    :class:`~engram_kit.workspace.Workspace`.
 
     Parameters
     ----------
@@ -346,22 +689,28 @@ class ResearchAssistant:
     Examples
     --------
     >>> assistant = ResearchAssistant(ws)          # doctest: +SKIP
-    >>> assistant                                    # displays the three panels   # doctest: +SKIP
+    >>> assistant                                    # displays the panels   # doctest: +SKIP
     >>> assistant.ask("Which genes interact with BACE1?")   # also callable from code  # doctest: +SKIP
     """
 
-    def __init__(self, workspace: Any, *, graph_height: str = "480px", history_path: str | Path | None = None) -> None:
+    def __init__(self, workspace: Any, *, graph_height: str = "440px", history_path: str | Path | None = None) -> None:
         self.workspace = workspace
         self.history_path = Path(history_path) if history_path is not None else Path(workspace.path)
         #: False for a read-only workspace without an explicit ``history_path``: conversations are not saved.
         self.saves_history = history_path is not None or not getattr(workspace, "read_only", False)
         self.chat = ChatPanel()
+        self.interpretation = InterpretationPanel(workspace, self.rerun)
+        self.chat.set_interpretation(self.interpretation.widget)
         self.graph_panel = GraphPanel(self.select_node, height=graph_height)
         self.evidence = EvidencePanel(self.select_passage)
         self.agents = AgentsPanel()
         self.conversation = Conversation()
         self.answer: Answer | None = None
         self.graph: AnswerGraph | None = None
+        self.question = ""
+        self.source = "all"
+        #: Seconds the last warm-up took (None before any).
+        self.warmup_seconds: float | None = None
         self._busy = threading.Lock()
         self._warming = threading.Lock()
         self.chat.ask.on_click(lambda _: self.ask(self.chat.question.value, self.chat.source.value))
@@ -369,12 +718,14 @@ class ResearchAssistant:
         self.chat.export.on_click(lambda _: self.export())
         self.chat.history.observe(self._on_history, names="value")
         self.refresh_history()
-        body = widgets.GridBox([self.graph_panel.widget, self.evidence.widget],
-                               layout=widgets.Layout(grid_template_columns="58% 41%", grid_gap="8px"))
         agents = widgets.Accordion([self.agents.widget])
         agents.set_title(0, "Agents and evidence desk")
         agents.selected_index = None
-        self.widget = widgets.VBox([widgets.HTML(CSS), self.chat.widget, body, agents])
+        left = widgets.VBox([self.chat.widget, agents], layout=widgets.Layout(min_width="0"))
+        right = widgets.VBox([self.graph_panel.widget, self.evidence.widget], layout=widgets.Layout(min_width="0"))
+        body = widgets.Box([left, right])
+        body.add_class("engram-body")
+        self.widget = widgets.VBox([widgets.HTML(CSS), body])
         self.widget.add_class("engram-assistant")
 
     def _ipython_display_(self) -> None:
@@ -384,20 +735,42 @@ class ResearchAssistant:
 
     def warm_up(self) -> float:
         """Load the embedding model, lexicon and graph index now (the dashboard calls this in a background
-        thread after the first paint); a question asked meanwhile waits for it. Returns seconds spent."""
+        thread on page load, and the status line names it); a question asked meanwhile waits for it and says
+        so. Returns seconds spent."""
         started = time.perf_counter()
         with self._warming:
+            if not self._busy.locked():
+                self.chat.status.value = (f'<span class="engram-steps">&#8230; {WARMUP_MESSAGE} in the background; '
+                                          "you can type your question.</span>")
             try:
                 self.workspace.embedder.encode(["warm up"])
                 _ = self.workspace.lexicon
                 self.workspace.graph_index()
             except EngramError as exc:  # the first question will report the same problem to the user
                 log.warning("warm-up failed: %s", exc)
-        return time.perf_counter() - started
+            self.warmup_seconds = time.perf_counter() - started
+            if not self._busy.locked():
+                self.chat.status.value = (f'<span class="engram-steps">&#10003; Language model loaded in '
+                                          f"{self.warmup_seconds:.1f} s; ready.</span>")
+        return self.warmup_seconds
 
     # --- asking --------------------------------------------------------------------------------
     def ask(self, question: str, source: str = "all") -> Answer | None:
-        """Answer ``question`` and render it step by step; returns the answer (None on an error shown)."""
+        """Answer ``question`` and render it step by step; returns the answer (None on an error shown).
+
+        A new question forgets the seed corrections of the previous one; :meth:`rerun` keeps them.
+        """
+        if question.strip() != self.question:
+            self.interpretation.reset()
+        return self._run(question, source)
+
+    def rerun(self) -> Answer | None:
+        """Answer the current question again with the reader's seed corrections (pins, drops)."""
+        if not self.question:
+            return None
+        return self._run(self.question, self.source)
+
+    def _run(self, question: str, source: str) -> Answer | None:
         if not self._busy.acquire(blocking=False):
             self.chat.status.value = "<i>Still answering the previous question…</i>"
             return None
@@ -413,56 +786,65 @@ class ResearchAssistant:
 
     def _ask(self, question: str, source: str) -> Answer:
         started = time.perf_counter()
-        self.chat.status.value = "<i>Resolving entities and ranking passages…</i>"
-        with self._warming:  # wait for a warm-up in progress (it loads what retrieval needs)
-            pass
+        self.question, self.source = question.strip(), source
+        steps = Steps(self.chat.status)
+        if self._warming.locked():  # a warm-up is loading the model: say so instead of a silent wait
+            steps.start(WARMUP_MESSAGE)
+            with self._warming:
+                pass
+            steps.finish()
+        steps.start("resolve entities and rank passages")
         self.chat.answer.value = ""
-        result = self.workspace.retrieve(question, source=source)
+        self.chat.exported.value = ""
+        result = self.workspace.retrieve(question, source=source, **self.interpretation.retrieve_kwargs())
+        steps.finish()
         self.chat.entities.value = entities_html(result)
+        self.interpretation.show(result)
         self.evidence.show(result)
-        self.chat.status.value = "<i>Building the knowledge graph…</i>"
-        self.graph = self.workspace.answer_graph(result, max_nodes=None)
-        self.graph_panel.show(self.graph)
-        self.chat.status.value = "<i>Composing the cited answer…</i>"
+        steps.start("compose the cited answer")
         answer = self.workspace.compose_answer(result)
-        self._render_answer(answer, stream=True)
+        steps.finish()
+        steps.start("build the knowledge graph")
+        self.graph = self.workspace.answer_graph(result, max_nodes=None)
+        self.graph_panel.show(self.graph, answer_nodes(answer, self.graph))
+        steps.finish()
+        self._render_answer(answer)
         self.answer = answer
         self.conversation.add(answer, source)
-        self._save_conversation()
-        timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items())
-        self.chat.status.value = (f'<span class="engram-scores">Answered in {time.perf_counter() - started:.1f} s '
-                                  f'({timings}); mode: {_e(answer.mode)}.</span>')
+        saved = self._save_conversation()
+        detail = ", ".join(f"{STEP_NAMES.get(k, k)} {v * 1000:.0f} ms" for k, v in result.timings.items())
+        steps.summary(f'<br><span class="engram-scores">Answered in {time.perf_counter() - started:.1f} s '
+                      f'(retrieval: {_e(detail)}); mode: {_e(answer.mode)}.{saved}</span>')
         self.chat.export.disabled = False
         if self.agents.enabled:
             self.agents.run(self.workspace, question)
         return answer
 
-    def _render_answer(self, answer: Answer, *, stream: bool) -> None:
+    def _render_answer(self, answer: Answer) -> None:
         notes = "".join(f"<p><i>{_e(n)}</i></p>" for n in answer.notes)
         head = f"<b>Q:</b> {_e(answer.question)}{notes}"
         if not answer.claims:
             self.chat.answer.value = head + "<p>No evidence was found for this question in the workspace.</p>"
             return
-        items: list[str] = []
-        for claim in answer.claims:
-            items.append(claim_html(claim))
-            if stream:  # each claim reaches the page as soon as it is rendered
-                self.chat.answer.value = f"{head}<ul>{''.join(items)}</ul>"
-        self.chat.answer.value = f"{head}<ul>{''.join(items)}</ul>"
+        cards = self.evidence.card_index()
+        items = "".join(claim_html(c, answer.retrieval, self.graph, cards) for c in answer.claims)
+        self.chat.answer.value = f"{head}<ul>{items}</ul>"
 
     def show_answer(self, answer: Answer) -> None:
-        """Render a stored answer (from the history) in all three panels, without retrieving again."""
+        """Render a stored answer (from the history) in all panels, without retrieving again."""
         result = answer.retrieval
         self.chat.question.value = answer.question
+        self.question = answer.question.strip()
         self.chat.entities.value = entities_html(result)
-        self.evidence.show(result)
+        self.interpretation.show(result)
         from engram_kit.exports import build_answer_graph
 
         mentions = (self.workspace.store.passage_mentions([p.passage_id for p in result.passages])
                     if result.passages else None)
         self.graph = build_answer_graph(result, mentions, max_nodes=None)
-        self.graph_panel.show(self.graph)
-        self._render_answer(answer, stream=False)
+        self.evidence.show(result, self.graph)
+        self.graph_panel.show(self.graph, answer_nodes(answer, self.graph))
+        self._render_answer(answer)
         self.answer = answer
         self.chat.export.disabled = False
 
@@ -490,17 +872,17 @@ class ResearchAssistant:
         return n
 
     # --- conversations -------------------------------------------------------------------------
-    def _save_conversation(self) -> None:
+    def _save_conversation(self) -> str:
+        """Save the conversation; returns a note for the status line ("" when saved)."""
         if not self.saves_history:
-            self.chat.status.value = ('<span class="engram-scores">Read-only workspace: this conversation is kept '
-                                      'in this page only.</span>')
-            return
+            return " Read-only workspace: this conversation is kept in this page only."
         try:
             self.conversation.save(self.history_path)
         except OSError as exc:  # a read-only file system must not lose the answer on screen
             log.warning("could not save conversation %s: %s", self.conversation.id, exc)
-            return
+            return " (The conversation could not be saved.)"
         self.refresh_history(select=self.conversation.id)
+        return ""
 
     def refresh_history(self, select: str | None = None) -> None:
         frame = list_conversations(self.history_path)
@@ -533,17 +915,30 @@ class ResearchAssistant:
         self.refresh_history()
         self.chat.status.value = '<span class="engram-scores">New conversation.</span>'
 
-    # --- export ----------------------------------------------------------------------------------
-    def export(self) -> dict[str, Any]:
-        """Export the current answer into ``<history_path>/exports/<timestamp>/``; returns format -> path."""
-        if self.answer is None or self.graph is None:
+    # --- downloads -------------------------------------------------------------------------------
+    def export(self) -> dict[str, bytes]:
+        """Browser downloads of the current answer and of the graph as shown (same nodes and edges): file
+        name -> bytes; the links appear under the answer. Nothing is written on the server."""
+        if self.answer is None or self.graph_panel.shown is None:
             return {}
-        folder = self.history_path / "exports" / datetime.now().strftime("%Y%m%d-%H%M%S")
-        files = export_answer(self.answer, self.graph, folder)
-        self.chat.exported.value = ('<span class="engram-scores">Exported to ' + _e(folder) + ": "
-                                    + ", ".join(_e(p.name) for p in files.values()) + "</span>")
+        files = export_bytes(self.answer, self.graph_panel.shown, stem=_file_stem(self.answer.question))
+        self.chat.exported.value = '<span class="engram-scores">Download: ' + " &middot; ".join(
+            f'<a download="{_e(name)}" href="data:{_mime(name)};base64,{base64.b64encode(data).decode()}">'
+            f'{_e(name.split(".", 1)[-1] if "-" not in name else name.rsplit("-", 1)[-1])}</a>'
+            for name, data in files.items()) + f" ({len(self.graph_panel.shown)} nodes as shown)</span>"
         return files
 
     def refit(self) -> None:
         """Re-fit the graph (call when the assistant becomes visible in a Tab)."""
         self.graph_panel.refit()
+
+
+def _file_stem(question: str) -> str:
+    """A file-name stem from a question: lower-case words joined by dashes, at most 40 characters."""
+    stem = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40].strip("-")
+    return stem or "answer"
+
+
+def _mime(name: str) -> str:
+    return {"svg": "image/svg+xml", "png": "image/png", "csv": "text/csv", "graphml": "application/xml",
+            "json": "application/json"}.get(name.rsplit(".", 1)[-1], "application/octet-stream")

@@ -6,7 +6,15 @@ background thread imports engram-kit, opens the workspace and fills the tabs, th
 model so the first question does not pay for it.
 
 The workspace is opened for writing when possible (uploads need it); when another process holds it
-(:class:`~engram_kit.errors.WorkspaceLockedError`), it is reopened read-only and the page says so.
+(:class:`~engram_kit.errors.WorkspaceLockedError`), it is reopened read-only, the page says so in words
+(no exception text, no process id) with a "Try again" button, and it retries by itself at
+:data:`LOCK_RETRY_AT` seconds (a reloaded page's old kernel needs a moment to shut down and release the lock).
+
+Lifecycle (no stranded lock, no leaked kernel): the ``engram`` Voila template makes the page-close shutdown
+request succeed (it sets the ``_xsrf`` cookie Voila's request carries), and :func:`voila_command` turns on
+kernel culling (:data:`CULL_IDLE_SECONDS`), so a kernel whose page went away without the request (a crash,
+a killed browser) is shut down, releasing its lock, after that idle time. ``engram dashboard`` requires a
+token by default (printed with the address), as Jupyter does.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import html
 import json
 import logging
 import os
+import secrets
 import threading
 import time
 from pathlib import Path
@@ -25,7 +34,19 @@ import ipywidgets as widgets
 log = logging.getLogger(__name__)
 
 #: Tab order of the dashboard.
-TABS: tuple[str, ...] = ("Research assistant", "Graph explorer", "Documents")
+TABS: tuple[str, ...] = ("Research assistant", "Graph explorer", "Literature map", "Documents")
+#: When a page opened read-only retries the write lock by itself: seconds after load (backing off, since
+#: each failed try reopens the workspace and rebuilds the tabs).
+LOCK_RETRY_AT: tuple[float, ...] = (2.0, 5.0, 10.0, 20.0, 45.0)
+LOCK_RETRY_SECONDS = LOCK_RETRY_AT[-1]
+#: A kernel with no page connected for this long is shut down by Voila (releasing the workspace).
+CULL_IDLE_SECONDS = 600
+#: How often Voila looks for such kernels, in seconds.
+CULL_INTERVAL_SECONDS = 60
+#: What the page says when another process holds the workspace for writing.
+LOCKED_NOTICE = ("Another page, notebook or command has this workspace open for writing, so this page opened it "
+                 "read-only: asking questions and exploring work; uploads, delete and reprocess are off until the "
+                 "other one closes.")
 #: Environment variable naming the workspace (also read by the CLI and notebooks).
 WORKSPACE_ENV = "ENGRAM_WORKSPACE"
 
@@ -53,9 +74,8 @@ def open_workspace(path: str | Path) -> tuple[Any, str]:
     try:
         return Workspace.open(path), ""
     except WorkspaceLockedError as exc:
-        ws = Workspace.open(path, read_only=True)
-        return ws, (f"Opened read-only: {exc} Asking questions and exploring work; uploads, delete and reprocess "
-                    "are disabled until the other process closes the workspace.")
+        log.info("workspace %s is locked (%s); opening read-only", path, exc)
+        return Workspace.open(path, read_only=True), LOCKED_NOTICE
 
 
 class Dashboard:
@@ -73,6 +93,7 @@ class Dashboard:
         self.workspace: Any = None
         self.assistant: Any = None
         self.explorer: Any = None
+        self.litmap: Any = None
         self.documents: Any = None
         self.notice = ""
         self.error = ""
@@ -82,11 +103,19 @@ class Dashboard:
         self.status.add_class("engram-dashboard-status")
         self.banner = widgets.HTML("")
         self.banner.add_class("engram-dashboard-banner")
+        self.retry = widgets.Button(description="Try again for writing", layout=widgets.Layout(width="auto",
+                                                                                             display="none"))
+        self.retry.add_class("engram-retry")
+        self.retry.on_click(lambda _: self.try_writable())
+        self._swap = threading.Lock()
         self.tabs = widgets.Tab([widgets.HTML("<i>Loading…</i>") for _ in TABS])
         for i, title in enumerate(TABS):
             self.tabs.set_title(i, title)
+        title = widgets.HTML("<b style='font-size:17px'>engram-kit workbench</b>")
         self.widget = widgets.VBox([
-            widgets.HTML("<h2 style='margin:4px 0'>engram-kit workbench</h2>"), self.status, self.banner, self.tabs])
+            widgets.HBox([title, self.status], layout=widgets.Layout(align_items="baseline", flex_flow="row wrap",
+                                                                     grid_gap="12px")),
+            widgets.HBox([self.banner, self.retry], layout=widgets.Layout(align_items="center")), self.tabs])
         self.widget.add_class("engram-dashboard")
         if background:
             threading.Thread(target=self.load, name="engram-dashboard-load", daemon=True).start()
@@ -99,7 +128,8 @@ class Dashboard:
         display(self.widget)
 
     def load(self) -> None:
-        """Open the workspace and build the three tabs (errors are shown in the page, never raised)."""
+        """Open the workspace and build the tabs (errors are shown in the page, never raised); then warm up
+        the language model in this (background) thread, and retry the write lock when it was taken."""
         started = time.perf_counter()
         try:
             from engram_kit.errors import EngramError
@@ -112,13 +142,7 @@ class Dashboard:
                 return
             self.timings["open"] = time.perf_counter() - started
             self._build_tabs()
-            info = self.workspace.info()
-            mode = "read-only" if self.workspace.read_only else "read-write"
-            self.status.value = (f"<span style='font-size:12px'>Workspace <code>{_e(self.path)}</code> ({mode}): "
-                                 f"{_e(info['knowledge_graph'])}, {info['articles']:,} documents, "
-                                 f"{info['passages']:,} passages.</span>")
-            if self.notice:
-                self.banner.value = f"<div class='engram-banner'>{_e(self.notice)}</div>"
+            self._show_state()
             self.timings["ready"] = time.perf_counter() - started
         except Exception as exc:  # noqa: BLE001 - a thread must show, not swallow, an unexpected failure
             log.exception("dashboard failed to load")
@@ -128,16 +152,79 @@ class Dashboard:
         finally:
             self.ready.set()
             self.widget.add_class("engram-ready")  # lets a browser (test) wait for the filled page
-        self.assistant.warm_up()
+        if self.workspace.read_only:
+            threading.Thread(target=self._retry_lock, name="engram-dashboard-lock", daemon=True).start()
+        try:
+            self.timings["warmup"] = self.assistant.warm_up()
+        except Exception:  # noqa: BLE001 - the workspace may be swapped (lock retry) under a running warm-up
+            log.warning("warm-up interrupted", exc_info=True)
+
+    def _show_state(self) -> None:
+        info = self.workspace.info()
+        mode = "read-only" if self.workspace.read_only else "read-write"
+        self.status.value = (f"<span style='font-size:12px'>Workspace <code>{_e(self.path)}</code> ({mode}): "
+                             f"{_e(info['knowledge_graph'])}, {info['articles']:,} documents, "
+                             f"{info['passages']:,} passages.</span>")
+        self.banner.value = f"<div class='engram-banner'>{_e(self.notice)}</div>" if self.notice else ""
+        self.retry.layout.display = "" if self.workspace.read_only else "none"
+
+    def _retry_lock(self) -> None:
+        started = time.monotonic()
+        for at in LOCK_RETRY_AT:
+            time.sleep(max(0.0, started + at - time.monotonic()))
+            if not self.workspace.read_only:
+                return
+            if self.assistant is not None and self.assistant.answer is not None:
+                return  # the reader is working: never swap the workspace under them (the button still works)
+            if self.try_writable(quiet=True):
+                return
+
+    def try_writable(self, *, quiet: bool = False) -> bool:
+        """Reopen the workspace for writing if the other writer has gone; rebuilds the tabs on success.
+        Returns True when the page is now read-write."""
+        from engram_kit.errors import WorkspaceLockedError
+        from engram_kit.workspace import Workspace
+
+        with self._swap:
+            if not self.workspace.read_only:
+                return True
+            if self.assistant is not None and self.assistant._busy.locked():
+                return False
+            old = self.workspace
+            # the loaded language model is reused (loading it again takes tens of seconds)
+            model = old.embedder if self.assistant is not None and self.assistant.warmup_seconds is not None else None
+            old.close()  # one process cannot hold a read-only and a read-write handle of the same graph
+            try:
+                self.workspace = Workspace.open(self.path, embedder=model)
+            except WorkspaceLockedError:
+                self.workspace = Workspace.open(self.path, read_only=True, embedder=model)
+                if not quiet:
+                    self.banner.value = (f"<div class='engram-banner'>{_e(LOCKED_NOTICE)} Still in use at "
+                                         f"{time.strftime('%H:%M:%S')}; try again later.</div>")
+                self._rebind()
+                return False
+            self.notice = ""
+            self._build_tabs()
+            self._show_state()
+            self.assistant.warm_up()
+            return True
+
+    def _rebind(self) -> None:
+        """Point the tabs at the reopened (still read-only) workspace."""
+        self._build_tabs()
+        self._show_state()
+        self.banner.value = self.banner.value or f"<div class='engram-banner'>{_e(LOCKED_NOTICE)}</div>"
 
     def _build_tabs(self) -> None:
         from engram_widgets.assistant import ResearchAssistant
         from engram_widgets.explorer import GraphExplorer
         from engram_widgets.graph import refit_on_select
+        from engram_widgets.litmap import LiteratureMapTab
 
         self.assistant = ResearchAssistant(self.workspace)
         self.explorer = GraphExplorer(self.workspace)
-        children = [self.assistant.widget, self.explorer.widget]
+        self.litmap = LiteratureMapTab(self.workspace)
+        children = [self.assistant.widget, self.explorer.widget, self.litmap.widget]
         try:
             from engram_widgets.documents import DocumentRepositoryWidget
 
@@ -148,7 +235,7 @@ class Dashboard:
         self.tabs.children = children
         for i, title in enumerate(TABS):
             self.tabs.set_title(i, title)
-        refit_on_select(self.tabs, {0: self.assistant, 1: self.explorer})
+        refit_on_select(self.tabs, {0: self.assistant, 1: self.explorer, 2: self.litmap})
 
 
 def dashboard(path: str | Path | None = None, *, background: bool = True) -> Dashboard:
@@ -188,23 +275,38 @@ TEMPLATE_ROOT = Path(__file__).resolve().parent / "share"
 REPO_NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "dashboard.ipynb"
 
 
+def new_token() -> str:
+    """A fresh access token for the dashboard (URL-safe, 192 random bits, like Jupyter's)."""
+    return secrets.token_urlsafe(24)
+
+
 def voila_command(notebook: str | Path, *, host: str = "127.0.0.1", port: int = 8866,
                   max_message_mb: int = DEFAULT_MAX_MESSAGE_MB, open_browser: bool = False,
-                  python: str | None = None) -> list[str]:
+                  python: str | None = None, token: str | None = None,
+                  cull_idle_seconds: int = CULL_IDLE_SECONDS) -> list[str]:
     """The ``python -m voila ...`` command line serving ``notebook`` (see :func:`voila_environment`).
 
     Binds ``host`` only (127.0.0.1 by default: never all interfaces unless asked), raises Tornado's
-    ``websocket_max_message_size`` to ``max_message_mb`` MB, uses the CDN-free ``engram`` template.
+    ``websocket_max_message_size`` to ``max_message_mb`` MB, uses the CDN-free ``engram`` template, culls
+    kernels with no page connected after ``cull_idle_seconds`` (0 turns culling off). ``token``: the access
+    token every request must carry (``?token=`` once, then a cookie); ``None`` or ``""`` serves without one.
     """
     import sys
 
-    return [
+    command = [
         python or sys.executable, "-m", "voila", str(notebook), f"--port={int(port)}", f"--Voila.ip={host}",
         "--no-browser" if not open_browser else "--Voila.open_browser=True", "--template=engram",
         # JSON form: the key=value form would make the size a string, which Tornado then compares with an int
         "--Voila.tornado_settings=" + json.dumps({"websocket_max_message_size": int(max_message_mb) * 1024 * 1024}),
         "--VoilaConfiguration.show_tracebacks=False", "--Voila.port_retries=0",
     ]
+    if cull_idle_seconds:
+        command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_seconds)}",
+                    f"--MappingKernelManager.cull_interval={CULL_INTERVAL_SECONDS}",
+                    "--MappingKernelManager.cull_connected=False"]
+    if token:
+        command.append(f"--token={token}")
+    return command
 
 
 def voila_environment(workspace: str | Path, base: dict[str, str] | None = None) -> dict[str, str]:

@@ -15,6 +15,7 @@ import ipywidgets as widgets
 
 from engram_kit.errors import EngramError
 from engram_kit.exploration import Neighbourhood
+from engram_kit.exports import relation_label
 from engram_widgets.graph import graph_widget, legend_html, refit, set_highlight
 
 #: Neighbours drawn per expansion at first ("show more" adds as many again).
@@ -27,18 +28,29 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+#: Provenance columns of :func:`provenance_table`: (column, header, characters shown). A column that is empty
+#: in every row shown is left out (many graphs carry no licence or PubMed ids per edge).
+PROVENANCE_COLUMNS: tuple[tuple[str, str, int], ...] = (("sources", "sources", 60), ("license", "licence", 40),
+                                                        ("pubmed_ids", "PubMed", 40))
+
+
 def provenance_table(rows: Any, *, limit: int = 25) -> str:
-    """HTML table of edge rows (``rel_type, direction, neighbour_name, sources, license, pubmed_ids``)."""
+    """HTML table of edge rows (``rel_type, direction, neighbour_name`` and the provenance columns that have a
+    value in at least one row: ``sources, license, pubmed_ids``); relations by their readable names."""
     if rows is None or len(rows) == 0:
         return "<i>No edge.</i>"
+    shown = rows.head(limit)
+    columns = [(c, h, n) for c, h, n in PROVENANCE_COLUMNS
+               if c in shown.columns and shown[c].fillna("").astype(str).str.strip().ne("").any()]
     body = "".join(
-        f"<tr><td>{_e(r.rel_type)}</td><td>{'→' if r.direction == 'out' else '←'} {_e(r.neighbour_name)}</td>"
-        f"<td>{_e(r.sources or '—')}</td><td>{_e(r.license or '—')}</td>"
-        f"<td>{_e((r.pubmed_ids or '—')[:40])}</td></tr>"
-        for r in rows.head(limit).itertuples(index=False))
-    more = f"<tr><td colspan=5><i>… {len(rows) - limit} more</i></td></tr>" if len(rows) > limit else ""
-    return ('<table style="font-size:11px"><tr><th>relationship</th><th>node</th><th>sources</th><th>licence</th>'
-            f"<th>PubMed</th></tr>{body}{more}</table>")
+        f"<tr><td title='{_e(r['rel_type'])}'>{_e(relation_label(r['rel_type']))}</td>"
+        f"<td>{'→' if r['direction'] == 'out' else '←'} {_e(r['neighbour_name'])}</td>"
+        + "".join(f"<td>{_e(str(r[c] or '')[:n])}</td>" for c, _, n in columns) + "</tr>"
+        for _, r in shown.iterrows())
+    more = (f"<tr><td colspan={2 + len(columns)}><i>… {len(rows) - limit} more</i></td></tr>"
+            if len(rows) > limit else "")
+    heads = "".join(f"<th>{h}</th>" for _, h, _ in columns)
+    return (f'<table style="font-size:12px"><tr><th>relationship</th><th>node</th>{heads}</tr>{body}{more}</table>')
 
 
 class GraphExplorer:
@@ -57,30 +69,34 @@ class GraphExplorer:
         self.expanded: list[str] = []
         self.limit = NEIGHBOURS_FIRST
         self._choices: dict[str, str] = {}
-        self.cytoscape = None
+        self.cytoscape: Any = None
         self.search = widgets.Combobox(placeholder="Type an entity name or synonym (e.g. BACE1, Alzheimer)",
                                        ensure_option=False, layout=widgets.Layout(width="460px"))
         self.search.add_class("engram-entity-search")
         self.search.observe(self._on_type, names="value")
-        self.rel_types = widgets.SelectMultiple(description="Relationships:", rows=6,
-                                                layout=widgets.Layout(width="420px"))
-        self.expand_button = widgets.Button(description="expand selected node", disabled=True)
+        self.rel_types = widgets.SelectMultiple(rows=6, layout=widgets.Layout(width="420px"))
+        auto = widgets.Layout(width="auto")
+        self.expand_button = widgets.Button(description="expand selected node", disabled=True, layout=auto)
         self.expand_button.on_click(lambda _: self.expand(self.selected) if self.selected else None)
-        self.more = widgets.Button(description="show more neighbours", disabled=True)
+        self.more = widgets.Button(description="show more neighbours", disabled=True, layout=auto)
         self.more.on_click(lambda _: self._show_more())
-        self.reset = widgets.Button(description="clear")
+        self.fit = widgets.Button(description="fit", layout=auto, tooltip="Fit the graph to the panel")
+        self.fit.on_click(lambda _: self.refit())
+        self.reset = widgets.Button(description="clear", layout=auto)
         self.reset.on_click(lambda _: self.clear())
         self.status = widgets.HTML("")
         self.details = widgets.HTML("<i>Search an entity to start.</i>",
                                     layout=widgets.Layout(max_height="520px", overflow="auto"))
         self.details.add_class("engram-node-details")
         self.area = widgets.Box(layout=widgets.Layout(width="100%"))
+        self.legend = widgets.HTML("")
         self.selected: str | None = None
-        left = widgets.VBox([self.area, widgets.HTML(legend_html())], layout=widgets.Layout(width="62%"))
+        left = widgets.VBox([self.area, self.legend], layout=widgets.Layout(width="62%"))
         right = widgets.VBox([widgets.HTML("<b>Node details</b>"), self.details], layout=widgets.Layout(width="37%"))
         self.widget = widgets.VBox([
             widgets.HBox([self.search, self.reset]),
-            widgets.HBox([self.rel_types, widgets.VBox([self.expand_button, self.more])]),
+            widgets.HBox([widgets.VBox([widgets.HTML("<b>Relationships</b> (none selected = all)"), self.rel_types]),
+                          widgets.VBox([self.expand_button, self.more, self.fit])]),
             self.status, widgets.HBox([left, right]),
         ])
         self.widget.add_class("engram-explorer")
@@ -122,7 +138,7 @@ class GraphExplorer:
         if node_id not in self.expanded:
             self.expanded.append(node_id)
         chosen = set(self.rel_types.value)
-        self.rel_types.options = [(f"{t} ({n})", t) for t, n in hood.rel_type_counts.items()]
+        self.rel_types.options = [(f"{relation_label(t)} ({n})", t) for t, n in hood.rel_type_counts.items()]
         self.rel_types.value = tuple(t for t in hood.rel_type_counts if t in chosen)
         self._draw()
         self.select(node_id)
@@ -138,13 +154,16 @@ class GraphExplorer:
         """Cytoscape.js elements of everything expanded so far (merged, parallel edges kept)."""
         nodes: dict[str, dict[str, Any]] = {}
         edges: dict[str, dict[str, Any]] = {}
-        for centre, hood in self.neighbourhoods.items():
+        for hood in self.neighbourhoods.values():
             star = Neighbourhood(hood.node_id, hood.name, hood.kind, self._filtered(hood), hood.rel_type_counts)
             data = star.to_cytoscape()
             for node in data["nodes"]:
                 node["classes"] = "seed" if node["data"]["id"] in self.expanded else ""
                 nodes.setdefault(node["data"]["id"], node)
             for edge in data["edges"]:
+                raw = edge["data"].get("rel_type") or edge["data"].get("label", "")
+                edge["data"]["rel_type"] = raw
+                edge["data"]["label"] = relation_label(raw)
                 edges.setdefault(edge["data"]["id"], edge)
         return {"nodes": list(nodes.values()), "edges": list(edges.values())}
 
@@ -153,6 +172,13 @@ class GraphExplorer:
         self.cytoscape = graph_widget(data, height=self.height)
         self.cytoscape.on("node", "click", lambda event: self.select(str(event["data"]["id"])))
         self.area.children = [self.cytoscape]
+        kinds: dict[str, int] = {}
+        for node in data["nodes"]:
+            kinds[node["data"].get("kind", "")] = kinds.get(node["data"].get("kind", ""), 0) + 1
+        # the explorer's own legend: kinds drawn (with counts) and line styles; no PPR heat here
+        self.legend.value = legend_html(list(kinds), heat=False).replace(
+            "</div>", "<br><span style='color:#555'>" + ", ".join(f"{_e(k)} {n}" for k, n in kinds.items())
+            + "; black double border = expanded node</span></div>", 1)
         total = sum(len(set(h.edges["neighbour_id"])) for h in self.neighbourhoods.values())
         self.status.value = (f'<span style="font-size:11px;color:#666">{len(data["nodes"])} nodes, {len(data["edges"])} '
                              f'edges drawn ({total} neighbours in total); click a node for details, select '
@@ -170,7 +196,7 @@ class GraphExplorer:
         self.expand_button.disabled = False
         hood = self.neighbourhoods.get(node_id) or self.workspace.neighbourhood(node_id)
         drawn = [(h, h.edges[h.edges["neighbour_id"] == node_id]) for c, h in self.neighbourhoods.items() if c != node_id]
-        counts = ", ".join(f"{t}: {n}" for t, n in hood.rel_type_counts.items()) or "no edges"
+        counts = ", ".join(f"{relation_label(t)}: {n}" for t, n in hood.rel_type_counts.items()) or "no edges"
         edges_html = "".join(f"<p><b>Edges with {_e(h.name)}:</b>{provenance_table(d)}</p>" for h, d in drawn if len(d))
         self.details.value = (
             f"<p><b>{_e(hood.name)}</b> ({_e(hood.kind)})<br><code>{_e(node_id)}</code><br>"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from engram_widgets.dashboard import voila_command, voila_environment
+from engram_widgets.dashboard import new_token, voila_command, voila_environment
 
 log = logging.getLogger(__name__)
 
@@ -58,19 +58,22 @@ class VoilaServer:
     """
 
     def __init__(self, workspace: str | Path, notebook: str | Path, *, max_message_mb: int = 100,
-                 log_path: str | Path | None = None, startup_timeout: float = 180.0) -> None:
+                 log_path: str | Path | None = None, startup_timeout: float = 180.0, token: bool = True) -> None:
         self.workspace = Path(workspace)
         self.notebook = Path(notebook)
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        #: the access token (as ``engram dashboard`` requires one by default); ``url`` carries it
+        self.token = new_token() if token else ""
+        self.base_url = f"http://127.0.0.1:{self.port}/"
+        self.url = self.base_url + (f"?token={self.token}" if self.token else "")
         self.max_message_mb = max_message_mb
         self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
-        self._log = None
+        self._log: Any = None
 
     def __enter__(self) -> VoilaServer:
-        command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb)
+        command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb, token=self.token)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(command, env=voila_environment(self.workspace), stdout=self._log,
                                         stderr=subprocess.STDOUT)
@@ -136,9 +139,11 @@ class DashboardDriver:
             self.timings.blocked_requests.append(route.request.url)
             route.abort()
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, *, full_page: bool = False) -> Path:
+        """Save ``<artifacts>/<name>.png``: the first screen (what the reader sees without scrolling), or the
+        whole page with ``full_page``."""
         path = self.artifacts / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        self.page.screenshot(path=str(path), full_page=full_page)
         return path
 
     def open(self, url: str, *, timeout: float = 240.0) -> PageTimings:
@@ -154,19 +159,74 @@ class DashboardDriver:
     def status_text(self) -> str:
         return self.page.inner_text(".engram-dashboard-status")
 
+    def wait_status(self, text: str, *, timeout: float = 120.0) -> str:
+        """Wait until the dashboard's status line contains ``text``; returns the line."""
+        self.page.wait_for_function(
+            "(t) => { const s = document.querySelector('.engram-dashboard-status'); return s && s.innerText.includes(t); }",
+            arg=text, timeout=timeout * 1000, polling=250)
+        return self.status_text()
+
+    def graph_metrics(self) -> dict[str, Any]:
+        """What a reader sees of the answer graph: its panel's top (px from the window's top, page not
+        scrolled), the drawing's box, node/edge counts, zoom, the smallest node and edge label size on screen
+        (style font size x zoom, px), how many nodes lie inside the drawing box, how many edges show a label."""
+        return self.page.evaluate("(scope) => {" + _WITH_CY + """
+          const panel = document.querySelector(scope).getBoundingClientRect();
+          const box = cy.container().getBoundingClientRect();
+          const z = cy.zoom();
+          const fonts = cy.nodes().map(n => parseFloat(n.style('font-size')) * z);
+          const labelled = cy.edges().filter(e => e.style('label') && e.style('label').length > 0);
+          const edgeFonts = labelled.map(e => parseFloat(e.style('font-size')) * z);
+          const inside = cy.nodes().filter(n => { const p = n.renderedPosition();
+            return p.x >= 0 && p.y >= 0 && p.x <= box.width && p.y <= box.height; }).length;
+          return {panel_top: panel.top + window.scrollY, box_top: box.top + window.scrollY, width: box.width,
+                  height: box.height, nodes: cy.nodes().length, edges: cy.edges().length, zoom: z,
+                  min_font_px: fonts.length ? Math.min(...fonts) : 0,
+                  min_edge_font_px: edgeFonts.length ? Math.min(...edgeFonts) : 0,
+                  labelled_edges: labelled.length, inside: inside};
+        }""", ".engram-graph-panel")
+
+    def citations(self) -> list[dict[str, str]]:
+        """The answer's citation links: label, target card class, outside address (``""`` when none)."""
+        return self.page.evaluate("""() => Array.from(document.querySelectorAll('.engram-answer a.engram-cite')).map(a => {
+            const ext = a.nextElementSibling && a.nextElementSibling.classList.contains('engram-ext')
+                        ? a.nextElementSibling.href : '';
+            return {label: a.innerText, card: a.dataset.card || '', url: ext}; })""")
+
+    def click_citation(self, index: int = 0, *, timeout: float = 30.0) -> dict[str, Any]:
+        """Click the ``index``-th citation; wait until its card is highlighted; returns the card's box in the
+        window and whether it is fully visible (inside the window and inside its scrolling list)."""
+        link = self.page.locator(".engram-answer a.engram-cite").nth(index)
+        card = link.get_attribute("data-card")
+        link.click()
+        self.page.wait_for_selector(f".{card}.engram-highlight", timeout=timeout * 1000)
+        self.page.wait_for_timeout(300)  # scrollIntoView is instant; let layout settle
+        return self.page.evaluate("""(cls) => {
+            const el = document.querySelector('.' + cls); const r = el.getBoundingClientRect();
+            const list = el.closest('.engram-passages'); const l = list ? list.getBoundingClientRect() : r;
+            return {card: cls, top: r.top, bottom: r.bottom,
+                    visible: r.top >= 0 && r.top < window.innerHeight && r.top >= l.top - 1 && r.top < l.bottom}; }""",
+                                  card)
+
     def banner_text(self) -> str:
         return self.page.inner_text(".engram-dashboard-banner")
 
     def ask(self, question: str, *, timeout: float = 300.0) -> int:
         """Type ``question``, click Ask, wait until the graph has nodes and is laid out; returns node count."""
         self.page.fill(".engram-question textarea", question)
+        # remember the graph and status on screen: a second question must wait for a new graph, not the old one
+        self.page.evaluate("(scope) => {" + _WITH_CY + " window.__engramOldCy = cy; window.__engramOldStatus = "
+                           "(document.querySelector('.engram-status') || {}).innerText || ''; }", ".engram-graph-panel")
         started = time.perf_counter()
         self.page.click("button.engram-ask")
         self.page.wait_for_function(
-            "(scope) => {" + _WITH_CY + " return !!cy && cy.nodes().length > 0 && "
+            "(scope) => {" + _WITH_CY + " return !!cy && cy !== window.__engramOldCy && cy.nodes().length > 0 && "
             "cy.nodes().some(n => n.position('x') !== 0 || n.position('y') !== 0); }",
             arg=".engram-graph-panel", timeout=timeout * 1000, polling=200)
         self.page.wait_for_selector(".engram-answer li", timeout=timeout * 1000)
+        self.page.wait_for_function("() => { const t = document.querySelector('.engram-status').innerText; "
+                                    "return t.includes('Answered in') && t !== window.__engramOldStatus; }",
+                                    timeout=timeout * 1000, polling=200)
         self.timings.answer = time.perf_counter() - started
         counts = self.page.evaluate("(scope) => {" + _WITH_CY + " return [cy.nodes().length, cy.edges().length]; }",
                                     ".engram-graph-panel")

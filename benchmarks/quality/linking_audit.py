@@ -1,0 +1,261 @@
+"""Study ``linking_audit``: precision of linked mentions on the bundled PDFs and abstracts (issue 14).
+
+Protocol
+--------
+1. **Collect.** Every mention the product links (the ingestion path: :class:`EntityExtractor` ->
+   :class:`~engram_kit.ingestion.pipeline.MentionLinker` with ``Settings()`` defaults, resolver with the
+   default MiniLM embedder) in
+
+   * the four bundled PDFs (``data/pdfs``): parsed with :func:`~engram_kit.ingestion.pdf.parse_pdf`, each
+     retrievable section chunked into passages with :func:`~engram_kit.ingestion.chunking.chunk_text`, as
+     :class:`~engram_kit.ingestion.documents.DocumentPipeline` does;
+   * the bundled PubMed abstracts (``data/pubmed/abstracts-sample.jsonl.gz``, title + abstract, as
+     :class:`~engram_kit.ingestion.pipeline.PubMedIngestor` does).
+
+2. **Sample, once.** :data:`SAMPLE_SIZE` linked mentions per corpus drawn with seed :data:`SEED` from the
+   links of the code of commit ``2cdf145`` (before issue 14), plus every mention a later system linked
+   in the same sentences that the first sample did not hold (judged at the same time), so both systems are
+   scored on the same fixed set of (sentence, mention) items.
+
+3. **Judge, once, by hand** (``data/linking_audit.tsv``): for each item the right graph node, or ``-``
+   when no node of the graph is the right reading (author initials, software words, a more specific
+   disease than the text says...). ``judgement`` says whether the link stored in the file was right.
+
+4. **Re-score automatically** (:func:`score`): collect the current system's links, find each gold item
+   (same corpus, document, sentence text and mention text), and count
+
+   * precision = right links / links on gold items;
+   * recall = right links / gold items that have a right node (relative recall: the sample holds only
+     mentions some system linked).
+
+``python -m benchmarks.quality.linking_audit`` prints and writes ``benchmarks/results/linking_audit.md``.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import logging
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.quality.common import REPO, StudyOptions, StudyResult, markdown_table, write_report
+
+log = logging.getLogger(__name__)
+
+PDF_DIR = REPO / "data" / "pdfs"
+ABSTRACTS = REPO / "data" / "pubmed" / "abstracts-sample.jsonl.gz"
+GOLD = Path(__file__).resolve().parent / "data" / "linking_audit.tsv"
+#: Linked mentions drawn per corpus, and the seed of the draw.
+SAMPLE_SIZE = 200
+SEED = 14
+#: Columns of the gold file.
+GOLD_COLUMNS = ("item", "corpus", "doc", "mention", "context", "linked_id", "linked_name", "judgement", "gold_id")
+_STUDY_NAME = "linking_audit"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One text the product extracts from: corpus (``pdf``/``abstract``), document, passage text."""
+
+    corpus: str
+    doc: str
+    text: str
+
+
+def pdf_units(pdf_dir: Path = PDF_DIR) -> Iterator[Unit]:
+    """Passages of the bundled PDFs, as the document pipeline chunks them (retrievable sections only)."""
+    from engram_kit.ingestion.chunking import chunk_text
+    from engram_kit.ingestion.pdf import parse_pdf
+
+    for path in sorted(pdf_dir.glob("*.pdf")):
+        parsed = parse_pdf(path.read_bytes(), filename=path.name)
+        for section in parsed.sections:
+            if not section.retrievable or not section.text:
+                continue
+            for chunk in chunk_text(section.text):
+                yield Unit("pdf", path.stem, chunk.text)
+
+
+def abstract_units(path: Path = ABSTRACTS) -> Iterator[Unit]:
+    """Title + abstract of each bundled PubMed record (the text PubMed ingestion extracts from)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            text = f"{row.get('title', '')}\n{row.get('abstract', '')}".strip()
+            yield Unit("abstract", str(row["pmid"]), text)
+
+
+def sentence_of(text: str, start: int, end: int) -> str:
+    """The sentence holding ``text[start:end]`` (whitespace collapsed), by the product's sentence splitter."""
+    from engram_kit.ingestion.chunking import split_sentences
+
+    for s, e in split_sentences(text):
+        if s <= start and end <= e:
+            return " ".join(text[s:e].split())
+    return " ".join(text[max(0, start - 150):end + 150].split())
+
+
+def collect(units: list[Unit], *, progress: bool = False) -> pd.DataFrame:
+    """Linked mentions of ``units`` by the current code (top candidate of :class:`MentionLinker`).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``corpus, doc, mention, context, linked_id, linked_name, kind, confidence, method``;
+        one row per linked mention occurrence.
+    """
+    from engram_kit.embeddings import default_embedder
+    from engram_kit.extraction import EntityExtractor
+    from engram_kit.extraction.lexicon import BUNDLED_SYNONYMS_DIR, Lexicon, load_node_table
+    from engram_kit.ingestion.pipeline import MentionLinker
+    from engram_kit.resolution import EntityResolver
+    from engram_kit.settings import Settings
+
+    nodes = load_node_table(REPO / "data" / "hetionet" / "hetionet-v1.0-nodes.tsv.gz")
+    lexicon = Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
+    extractor = EntityExtractor(lexicon)
+    resolver = EntityResolver(lexicon, nodes, embedder=default_embedder(), node_prior=bundled_degree())
+    settings = Settings()
+    linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
+                           max_candidates=settings.max_candidates)
+    rows = []
+    found: list = []
+    for corpus, doc, group in _documents(units):
+        texts = [u.text for u in group]
+        # a PDF is one document (short forms defined once hold in every passage); each abstract is its own
+        found.extend(extractor.extract_many(texts, same_document=True) if corpus == "pdf"
+                     else extractor.extract_many(texts, progress=progress))
+    for unit, mentions in zip(units, found):
+        for mention in mentions:
+            candidates = linker.link(mention)
+            if not candidates:
+                continue
+            best = candidates[0]
+            rows.append({"corpus": unit.corpus, "doc": unit.doc, "mention": mention.text,
+                         "context": sentence_of(unit.text, mention.start, mention.end), "linked_id": best.node_id,
+                         "linked_name": best.name, "kind": best.kind, "confidence": round(best.confidence, 4),
+                         "method": best.method})
+    return pd.DataFrame(rows)
+
+
+def _documents(units: list[Unit]) -> Iterator[tuple[str, str, list[Unit]]]:
+    """Consecutive runs of PDF passages of one document; all abstracts as one run (order kept)."""
+    run: list[Unit] = []
+    for unit in units:
+        if run and (unit.corpus != run[0].corpus or (unit.corpus == "pdf" and unit.doc != run[0].doc)):
+            yield run[0].corpus, run[0].doc, run
+            run = []
+        run.append(unit)
+    if run:
+        yield run[0].corpus, run[0].doc, run
+
+
+def bundled_degree() -> dict[str, float]:
+    """Degree of each node in the bundled Hetionet edge sample (the KG of a workspace built from ``data/``),
+    the resolver's ``node_prior`` as :class:`~engram_kit.workspace.Workspace` passes it."""
+    from collections import Counter
+
+    degree: Counter[str] = Counter()
+    with gzip.open(REPO / "data" / "hetionet" / "hetionet-v1.0-edges-sample.tsv.gz", "rt", encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            source, _, target = line.split("\t", 3)[:3]
+            degree[source] += 1
+            degree[target] += 1
+    return {k: float(v) for k, v in degree.items()}
+
+
+def all_units() -> list[Unit]:
+    """PDF passages then abstracts."""
+    return [*pdf_units(), *abstract_units()]
+
+
+def draw_sample(links: pd.DataFrame, *, size: int = SAMPLE_SIZE, seed: int = SEED) -> pd.DataFrame:
+    """``size`` distinct (corpus, doc, context, mention) links per corpus, drawn with ``seed``."""
+    out = []
+    for corpus in ("pdf", "abstract"):
+        rows = links[links["corpus"] == corpus].drop_duplicates(["doc", "context", "mention"])
+        keys = sorted(range(len(rows)))
+        random.Random(f"{seed}-{corpus}").shuffle(keys)
+        out.append(rows.iloc[keys[:size]])
+    return pd.concat(out, ignore_index=True)
+
+
+def read_gold(path: Path = GOLD) -> pd.DataFrame:
+    """The hand-judged gold file (columns :data:`GOLD_COLUMNS`)."""
+    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE, escapechar="\\")
+
+
+def score(gold: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
+    """Precision and relative recall of ``links`` (from :func:`collect`) on the gold items, per corpus.
+
+    A gold item is matched by (corpus, doc, context, mention); ``gold_id`` ``-`` means no node is right,
+    several ids joined by ``|`` are equally right (two pathway databases' "Apoptosis").
+    """
+    system = links.drop_duplicates(["corpus", "doc", "context", "mention"]).set_index(
+        ["corpus", "doc", "context", "mention"])["linked_id"].to_dict()
+    rows = []
+    for corpus in ("pdf", "abstract"):
+        part = gold[gold["corpus"] == corpus]
+        linked = right = positives = 0
+        for item in part.itertuples(index=False):
+            got = system.get((item.corpus, item.doc, item.context, item.mention))
+            positives += item.gold_id != "-"
+            if got is None:
+                continue
+            linked += 1
+            right += got in item.gold_id.split("|")
+        rows.append({"corpus": corpus, "gold items": len(part), "items with a right node": positives,
+                     "linked": linked, "right": right, "precision": right / linked if linked else float("nan"),
+                     "recall": right / positives if positives else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def run(options: StudyOptions) -> StudyResult:
+    """Collect the current links, score them against the gold file and write ``linking_audit.md``."""
+    started = time.perf_counter()
+    links = collect(all_units(), progress=options.progress)
+    gold = read_gold()
+    table = score(gold, links)
+    body = [
+        "- Gold: `benchmarks/quality/data/linking_audit.tsv`, hand-judged once (see the module docstring).",
+        f"- Links collected now: {len(links)} linked mention occurrences "
+        f"({(links['corpus'] == 'pdf').sum()} in PDF passages, {(links['corpus'] == 'abstract').sum()} in abstracts).",
+        "", "## Precision on the audited sample", "", markdown_table(table.to_dict("records")), "",
+    ]
+    report = write_report(options, _STUDY_NAME, "Linking-precision audit (bundled PDFs and abstracts)", body)
+    summary = {f"{r['corpus']}_precision": float(r["precision"]) for r in table.to_dict("records")}
+    summary |= {f"{r['corpus']}_recall": float(r["recall"]) for r in table.to_dict("records")}
+    return StudyResult(_STUDY_NAME, report, [], summary, time.perf_counter() - started)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.quality.linking_audit [--dump FILE]``: score, or dump the current links."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.quality.linking_audit", description=main.__doc__)
+    parser.add_argument("--dump", type=Path, default=None, help="write the current links as TSV and stop")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    if args.dump is not None:
+        links = collect(all_units(), progress=True)
+        args.dump.parent.mkdir(parents=True, exist_ok=True)
+        links.to_csv(args.dump, sep="\t", index=False)
+        print(f"{len(links)} links -> {args.dump}")
+        return 0
+    result = run(StudyOptions())
+    print(result.report)
+    for key, value in result.summary.items():
+        print(f"{key} = {value:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

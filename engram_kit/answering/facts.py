@@ -1,0 +1,200 @@
+"""Graph facts for an answer: the edges of the relation the question asks about, ranked by evidence.
+
+:class:`GraphFacts` reads the question's intent (:func:`~engram_kit.answering.intent.parse_intent`) with the
+retrieval's resolved entities as anchors and runs the evidence desk's plan queries
+(:mod:`engram_kit.evidence.plans`: one hop ordered by number of sources, publications and the unbiased
+flag; two hops by the number of linking middle nodes) directly on the store. It returns
+
+* up to ``top_n`` claims, each citing the edge(s) it rests on (``"Hetionet TREATS_CtD"``);
+* a total note: ``"22 compounds treat type 2 diabetes mellitus; top 10 shown, ranked by evidence"`` or
+  ``"Metformin causes 139 side effects; 10 shown and 129 more"``;
+* an explicit ``"The graph has no compounds that bind BACE1"`` when the relation has no edge for the entity.
+
+An unknown intent gives no claims and a note saying the relation was not recognised, so the composer falls
+back to the edges near the question's entities and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram_kit.answering.assertions import VERB_PHRASES
+from engram_kit.answering.intent import Hop, Intent, parse_intent
+from engram_kit.answering.types import Citation, Claim
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+
+#: Answers listed (the total is always stated).
+TOP_N = 10
+
+
+def kind_words(label: str, n: int = 2) -> str:
+    """Readable plural (or singular for ``n == 1``) of a label: ``SideEffect`` -> ``side effects``."""
+    words = " ".join(w.lower() for w in re.findall(r"[A-Z][a-z]+|[a-z]+", label)) or label
+    if n == 1:
+        return words
+    if words.endswith("ss"):
+        return words + "es"
+    if words.endswith("y") and not words.endswith("ey"):
+        return words[:-1] + "ies" if words != "anatomy" else "anatomy terms"
+    return words + "s"
+
+
+def relation_sentence(hop: Hop, anchor: str, n: int, target_label: str) -> str:
+    """``"22 compounds treat type 2 diabetes mellitus"`` / ``"Metformin causes 139 side effects"``: the count
+    placed on the side of the stored edge where the targets are."""
+    verb = VERB_PHRASES.get(hop.verb, hop.verb)
+    things = f"{n} {kind_words(target_label, n)}"
+    if hop.forward:  # anchor is the stored subject
+        return f"{anchor} {verb} {things}"
+    plural_verb = verb if n == 1 else _plural_verb(verb)
+    return f"{things} {plural_verb} {anchor}"
+
+
+def _plural_verb(verb: str) -> str:
+    head, _, rest = verb.partition(" ")
+    if head == "is":
+        head = "are"
+    elif head.endswith("es") and head[:-2].endswith(("ss", "sh", "ch", "x")):
+        head = head[:-2]
+    elif head.endswith("s"):
+        head = head[:-1]
+    return f"{head} {rest}".strip()
+
+
+@dataclass
+class FactsResult:
+    """Claims (asked relation, by evidence), notes (totals, declines) and the intent they came from."""
+
+    intent: Intent
+    claims: list[Claim] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    total: int | None = None
+
+
+class GraphFacts:
+    """Edges of the asked relation for an answer (see the module docstring).
+
+    Parameters
+    ----------
+    store : the workspace graph store (``read_only_query`` and ``dialect`` are used).
+    schema : the graph schema (default: the store's, else Hetionet v1.0).
+    graph_name : name shown in citations (``"Hetionet"``).
+    top_n : claims listed, >= 1.
+    """
+
+    def __init__(self, store: Any, schema: GraphSchema | None = None, *, graph_name: str = "Hetionet",
+                 top_n: int = TOP_N) -> None:
+        if top_n < 1:
+            raise ValueError(f"top_n must be >= 1, got {top_n}.")
+        self.store = store
+        self.schema = schema or getattr(store, "schema", None) or HETIONET_SCHEMA
+        self.graph_name = graph_name
+        self.top_n = top_n
+
+    def answer(self, question: str, anchors: list[tuple[str, str, str, str]]) -> FactsResult:
+        """Facts for ``question``; ``anchors`` are ``(mention, label, node_id, name)`` of the resolved entities,
+        best first."""
+        from engram_kit.evidence.plans import plan_queries
+
+        intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
+        if self.schema.negation_property:  # a graph with negated assertions keeps its subgraph claims (NOT: ...)
+            return FactsResult(Intent(intent.anchor_label, ""))
+        if not intent.known or not intent.hops or not intent.anchor_label:
+            note = (f"Relation not recognised ({intent.explanation}); the graph facts below are the edges "
+                    "nearest the question's entities.") if not intent.known else ""
+            return FactsResult(intent, notes=[note] if note else [])
+        anchor = next(a for a in anchors if a[1] == intent.anchor_label)
+        _, _, anchor_id, anchor_name = anchor
+        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.dialect, self.top_n)
+        rows = _records(self.store.read_only_query(listing.cypher, listing.parameters))
+        n = None
+        if total is not None:
+            trows = _records(self.store.read_only_query(total.cypher, total.parameters))
+            n = int(trows[0]["n"]) if trows and trows[0].get("n") is not None else 0
+        out = FactsResult(intent, total=n)
+        hops, target = intent.hops, intent.target_label
+        if not rows:
+            out.notes.append(no_answer_sentence(intent, anchor_name))
+            return out
+        for row in rows:
+            out.claims.append(self._claim(intent, anchor_id, anchor_name, row))
+        if n is not None:
+            if len(hops) == 1:
+                head = relation_sentence(hops[0], anchor_name, n, target)
+                rule = "ranked by evidence (sources, publications, unbiased)"
+            else:
+                head = (f"{n} {kind_words(target, n)} are linked to {anchor_name} through "
+                        f"{kind_words(hops[0].to_label)} ({hops[0].rel_type}, then {hops[1].rel_type})")
+                rule = f"ranked by the number of linking {kind_words(hops[0].to_label)}"
+            more = n - len(rows)
+            shown = f"top {len(rows)} shown, {rule}, and {more} more" if more > 0 else f"all shown, {rule}"
+            out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
+        return out
+
+    def _claim(self, intent: Intent, anchor_id: str, anchor_name: str, row: dict[str, Any]) -> Claim:
+        hops = intent.hops
+        target_id, target_name = str(row["target_id"]), str(row["target"])
+        if len(hops) == 1:
+            hop = hops[0]
+            from engram_kit.evidence.plans import hop_phrase
+
+            evidence = []
+            if row.get("n_sources"):
+                evidence.append(f"{int(row['n_sources'])} source{'s' if int(row['n_sources']) != 1 else ''}")
+            if row.get("n_publications"):
+                evidence.append(f"{int(row['n_publications'])} publication"
+                                f"{'s' if int(row['n_publications']) != 1 else ''}")
+            if row.get("unbiased") == 1:
+                evidence.append("unbiased")
+            text = hop_phrase(hop, anchor_name, target_name) + (f" ({', '.join(evidence)})" if evidence else "")
+            return Claim(text, (self._edge_citation(hop, anchor_id, target_id),))
+        first, second = hops
+        via = [(str(p[0]), str(p[1])) for p in (row.get("via") or [])]
+        names = ", ".join(name for _, name in via)
+        support = int(row.get("support") or len(via))
+        text = f"{two_hop_sentence(first, second, anchor_name, target_name, support)} (e.g. {names})"
+        citations: list[Citation] = []
+        for via_id, _ in via[:2]:
+            citations += [self._edge_citation(first, anchor_id, via_id), self._edge_citation(second, via_id, target_id)]
+        return Claim(text, tuple(citations))
+
+    def _edge_citation(self, hop: Hop, from_id: str, to_id: str) -> Citation:
+        source, target = (from_id, to_id) if hop.forward else (to_id, from_id)
+        return Citation("edge", f"{source} -[{hop.rel_type}]-> {target}", f"{self.graph_name} {hop.rel_type}")
+
+
+def two_hop_sentence(first: Hop, second: Hop, anchor: str, target: str, n: int) -> str:
+    """``"63 compounds that treat hypertension cause Nausea"`` / ``"Benzodiazepines includes 4 compounds that
+    treat epilepsy syndrome"``: each hop worded in its stored direction, ``n`` middle nodes."""
+    vias = f"{n} {kind_words(first.to_label, n)}"
+    v1, v2 = VERB_PHRASES.get(first.verb, first.verb), VERB_PHRASES.get(second.verb, second.verb)
+    if first.forward:  # anchor is the subject of the first edge: "genes that Metformin binds"
+        clause = f"that {anchor} {v1}"
+    else:  # the middle nodes are its subjects: "compounds that treat hypertension"
+        clause = f"that {v1 if n == 1 else _plural_verb(v1)} {anchor}"
+    if second.forward:  # middle nodes are subjects of the second edge
+        return f"{vias} {clause} {v2 if n == 1 else _plural_verb(v2)} {target}"
+    return f"{target} {v2} {vias} {clause}"
+
+
+def no_answer_sentence(intent: Intent, anchor: str) -> str:
+    """``"The graph has no compounds that bind BACE1 (no BINDS_CbG edge)."``, or the two-hop equivalent."""
+    hops, target = intent.hops, intent.target_label
+    if len(hops) == 1:
+        return f"The graph has no {_no_phrase(hops[0], anchor, target)} (no {hops[0].rel_type} edge)."
+    return (f"The graph has no {kind_words(target)} linked to {anchor} through {kind_words(hops[0].to_label)} "
+            f"({hops[0].rel_type}, then {hops[1].rel_type}).")
+
+
+def _no_phrase(hop: Hop, anchor: str, target_label: str) -> str:
+    """``"compounds that bind BACE1"`` / ``"side effects that Warfarin causes"``."""
+    verb = VERB_PHRASES.get(hop.verb, hop.verb)
+    if hop.forward:
+        return f"{kind_words(target_label)} that {anchor} {verb}"
+    return f"{kind_words(target_label)} that {_plural_verb(verb)} {anchor}"
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    return frame.to_dict(orient="records") if hasattr(frame, "to_dict") else list(frame)

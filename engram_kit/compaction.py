@@ -1,0 +1,187 @@
+"""Purge: rewrite a workspace's graph store and vector store so deleted text is gone from disk.
+
+Deleting a document removes its nodes, edges and vectors from what the stores *answer*, but both stores
+keep the deleted bytes in their files until they are rewritten: LadybugDB marks deleted rows and reuses
+pages later; chromadb keeps deleted embeddings and documents in its SQLite file (write-ahead log, free
+pages) and in the HNSW index files, which grow on every add/delete cycle. :func:`compact_workspace`
+(``ws.compact()``, ``engram purge``) rewrites both from the rows that are still there:
+
+1. **Vectors** (local chromadb folder): every live vector is copied into a fresh collection in
+   ``vectors.compact/``; the old folder is renamed aside, the new one renamed into place, the old one
+   deleted. A vector store on a Chroma server is left alone (compaction there is the server's job; the
+   report says so).
+2. **Graph** (embedded LadybugDB): the domain layer and the whole literature layer are read out
+   (:mod:`engram_kit.store.export`) and written into a fresh database file, which then replaces the old
+   one the same way. Neo4j is left alone (it reuses freed store space itself).
+3. **History** (optional): the originals of ``superseded`` document versions are deleted too.
+
+Each swap is two renames; a crash between them leaves ``<name>.old`` and ``<name>.compact`` beside the
+workspace, never a half-written store in use (the new copy is complete before the first rename).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram_kit.errors import WorkspaceError
+
+log = logging.getLogger(__name__)
+
+
+def folder_bytes(path: Path) -> int:
+    """Bytes of a file, or of every file under a folder (0 when absent)."""
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return 0
+
+
+@dataclass
+class CompactReport:
+    """What :func:`compact_workspace` did. Sizes in bytes, before and after; ``skipped`` says what was not
+    rewritten and why."""
+
+    graph_bytes_before: int = 0
+    graph_bytes_after: int = 0
+    vector_bytes_before: int = 0
+    vector_bytes_after: int = 0
+    vectors_kept: int = 0
+    history_removed: int = 0
+    seconds: float = 0.0
+    skipped: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        lines = [f"graph:   {self.graph_bytes_before:,} -> {self.graph_bytes_after:,} bytes",
+                 f"vectors: {self.vector_bytes_before:,} -> {self.vector_bytes_after:,} bytes ({self.vectors_kept} kept)"]
+        if self.history_removed:
+            lines.append(f"history: {self.history_removed} superseded originals deleted")
+        lines += [f"skipped: {s}" for s in self.skipped]
+        lines.append(f"in {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+
+def _swap(live: Path, fresh: Path) -> None:
+    """Put ``fresh`` where ``live`` is: rename ``live`` aside, ``fresh`` into place, delete the old copy."""
+    old = live.with_name(live.name + ".old")
+    if old.exists():
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    if live.exists():
+        live.rename(old)
+    fresh.rename(live)
+    if old.exists():
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+
+
+def _compact_vectors(ws: Any, report: CompactReport) -> None:
+    from engram_kit.store.vectors import VectorStore
+
+    entry = ws.manifest.get("vector_store") or {"kind": "local"}
+    live = ws.path / "vectors"
+    if entry.get("kind", "local") != "local":
+        report.skipped.append("vectors are on a Chroma server: compaction there is the server's")
+        return
+    if not live.exists():
+        return
+    report.vector_bytes_before = folder_bytes(live)
+    source = ws.vectors
+    fresh = ws.path / "vectors.compact"
+    if fresh.exists():
+        shutil.rmtree(fresh)
+    model = ws.manifest["embedding_model"]
+    target = VectorStore(fresh, dimension=int(model["dimension"]), model_name=model["name"])
+    try:
+        report.vectors_kept = target.copy_from(source)
+    finally:
+        target.close()
+    source.close()
+    ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
+    _release_chroma(live)
+    _swap(live, fresh)
+    report.vector_bytes_after = folder_bytes(live)
+
+
+def _release_chroma(path: Path) -> None:
+    """chromadb caches one client system per folder in the process; drop it so the folder can be swapped and
+    reopened fresh."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient._identifier_to_system.pop(str(path), None)  # noqa: SLF001 - no public API for this
+    except Exception:  # noqa: BLE001 - older/newer chromadb: reopening still works, the cache is per path
+        log.debug("could not drop chromadb's cached client for %s", path, exc_info=True)
+
+
+def _compact_graph(ws: Any, report: CompactReport) -> None:
+    from engram_kit.store.export import literature_batches, read_domain, read_literature
+    from engram_kit.store.ladybug import LadybugStore
+
+    if ws.manifest.get("backend", "ladybug") != "ladybug":
+        report.skipped.append("the graph is on Neo4j, which reuses freed store space itself")
+        return
+    live = ws.path / "graph.lbug"
+    report.graph_bytes_before = sum(folder_bytes(p) for p in ws.path.glob("graph.lbug*"))
+    nodes, edges = read_domain(ws.store)
+    frames = read_literature(ws.store)
+    scratch = ws.path / "graph.compact"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir()
+    store = LadybugStore(scratch / "graph.lbug", schema=getattr(ws.store, "schema", None))
+    try:
+        store.load_knowledge_graph(nodes, edges, progress=False)
+        for batch in literature_batches(frames):
+            store.write_literature(batch)
+    finally:
+        store.close()
+    ws.store.close()
+    for extra in ws.path.glob("graph.lbug.*"):  # the old database's write-ahead log and lock files
+        if extra.is_file():
+            extra.unlink()
+    _swap(live, scratch / "graph.lbug")
+    for extra in scratch.glob("graph.lbug.*"):
+        extra.rename(ws.path / extra.name)
+    shutil.rmtree(scratch)
+    ws.store = LadybugStore(live)
+    documents = ws.__dict__.get("_documents")
+    if documents is not None:
+        documents.store = ws.store
+    ws._index = None  # noqa: SLF001 - the retrieval index is rebuilt from the new store on next use
+    report.graph_bytes_after = sum(folder_bytes(p) for p in ws.path.glob("graph.lbug*"))
+
+
+def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
+    """Rewrite the stores of ``ws`` from their live rows (see the module docstring); returns the sizes.
+
+    Parameters
+    ----------
+    ws : a writable :class:`~engram_kit.workspace.Workspace`.
+    drop_history : also delete the stored originals of superseded document versions.
+
+    Raises
+    ------
+    ReadOnlyError
+        On a read-only workspace.
+    WorkspaceError
+        If the graph store is not open.
+    """
+    ws._require_writable("compact the workspace")  # noqa: SLF001 - the workspace's own guard
+    if getattr(ws.store, "closed", False):
+        raise WorkspaceError(f"The workspace at {ws.path} is closed; open it again to compact it.")
+    t0 = time.perf_counter()
+    report = CompactReport()
+    if drop_history:
+        report.history_removed = ws.documents.drop_history()
+    _compact_vectors(ws, report)
+    _compact_graph(ws, report)
+    report.seconds = round(time.perf_counter() - t0, 2)
+    log.info("compacted %s: %s", ws.path, report)
+    return report

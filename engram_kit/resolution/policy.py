@@ -1,0 +1,251 @@
+"""Link policy: which resolver candidates of a mention in context become links (issue 14).
+
+:meth:`EntityResolver.resolve` ranks the nodes a string may denote. Whether a mention in a document
+*should* be linked also depends on where it sits and what its sentence talks about. :class:`LinkPolicy`
+applies these rules, each a named method below, in this order:
+
+1. **Zone** (:meth:`LinkPolicy.zone_allows`): only mentions in running prose are linked; author lists,
+   affiliations/correspondence, reference entries and table/figure cells are not
+   (:func:`engram_kit.extraction.context.text_zone`).
+2. **Known term outside the graph** (:meth:`LinkPolicy.fuzzy_allowed`): a mention found as a typed
+   vocabulary term without a graph node ("heparin", "insulin", "cancer": DrugBank/MeSH/DO terms that
+   Hetionet lacks) is a *known* name: a fuzzy neighbour of it is another concept ("Tolnaftate",
+   "Insulin Coma", "bone cancer"), so it is never fuzzy-linked and stays an unlinked, typed NounPhrase.
+3. **Fuzzy words** (:meth:`LinkPolicy.fuzzy_words_agree`): a TF-IDF or embedding candidate is kept only
+   when every content word of the mention matches a word of the candidate's name and vice versa, letter
+   for letter up to :data:`WORD_SIMILARITY` (difflib ratio): "Alzheimers diseas" -> "Alzheimer's disease"
+   passes; "cancer" -> "bone cancer" (a more specific concept) and "neurodegenerative disease" ->
+   "degenerative disc disease" fail.
+4. **Kind priors from context** (:meth:`LinkPolicy.kind_allowed`), each grounded in what the vocabulary
+   is:
+
+   * *Side Effect* nodes are SIDER adverse drug reactions (MedDRA terms). Without an adverse-event cue
+     in the sentence, a Side Effect reading goes after any other reading of the same surface
+     ("apoptosis": the Pathway before the Side Effect), and a Side Effect-only reading that no disease
+     vocabulary corroborates (no Disease Ontology, MeSH or lay-synonym entry, no typed Disease term) is
+     not linked when the word classifies a setting noun (:data:`SETTING_NOUNS`: "trauma patients",
+     "trauma surgery", "accident and emergency ward"): there it names a kind of patient or service, not
+     a condition that occurred. When the sentence describes an adverse event, a Side Effect reading
+     moves ahead of a Disease one.
+   * A *gene synonym* (an NCBI Gene alias, not the official symbol: "API", "WRS", "DSH", "BLAST") is
+     linked only when it equals the official symbol up to punctuation ("IL-6", "Bcl-2") or a gene word
+     stands within :data:`GENE_WINDOW` tokens of it in its sentence (:data:`_GENE_WORDS`: "CB2
+     receptors", "JNK1 signaling", "CIS mRNA", "focal adhesion kinase (FAK)"): aliases collide with the
+     acronyms of every field, and a bioinformatics paper talks about genes everywhere, so the cue must be
+     local.
+   * A one-word *brand name* (a DrugBank alias that is not the compound's name, written capitalised:
+     "Redux") is linked only when the text talks about drugs (cue ``drug``).
+   * A one-word *GO term* (Biological Process, Molecular Function, Cellular Component: "memory",
+     "behavior", "learning") is linked only in a biomedical sentence (cue ``biomedical``).
+
+5. **Acronyms** (:meth:`LinkPolicy.acronym_allowed`): a short all-capitals surface ("MM", "AD", "API")
+   that is only a *synonym* of a non-gene node (not its name) is an abbreviation; it is expanded only
+   through a definition in the same document (then the mention comes from the abbreviation step, not
+   the gazetteer) or when it is on the curated list :data:`UNAMBIGUOUS_ACRONYMS`. Gene symbols and
+   aliases are written that way by convention and follow the gene rule instead.
+
+Candidates that survive keep the resolver's confidence; the caller applies the confidence threshold
+(:data:`LINK_THRESHOLD`, set from the reliability diagram of ``benchmarks/quality/ner.py``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engram_kit.extraction.lexicon import Lexicon
+from engram_kit.extraction.mention import Mention
+from engram_kit.extraction.normalize import normalize_name
+
+#: Lowest confidence at which a candidate is linked by :meth:`EntityResolver.link` when the caller gives
+#: none (``Settings.min_link_confidence`` overrides it in ingestion).
+LINK_THRESHOLD = 0.5
+#: Fuzzy methods of :data:`~engram_kit.resolution.resolver.RESOLUTION_METHODS`.
+FUZZY_METHODS: frozenset[str] = frozenset({"tfidf", "embedding"})
+#: difflib ratio in [0, 1] two words need to count as the same word in a fuzzy match (0.85: one letter
+#: in seven may differ: "alzheimers"/"alzheimer" 0.95, "diseas"/"disease" 0.92, "neurodegenerative"/
+#: "degenerative" 0.83 fails).
+WORD_SIMILARITY = 0.85
+#: Words that do not carry the concept (ignored when comparing fuzzy words).
+_FILLER = frozenset({"of", "the", "and", "or", "in", "to", "with", "by", "for", "a", "an", "s", "type"})
+#: Lexicon sources that corroborate a Side Effect surface as a disease name.
+DISEASE_SOURCES: frozenset[str] = frozenset({"do-synonym", "mesh", "lay-synonym"})
+GO_KINDS: frozenset[str] = frozenset({"Biological Process", "Molecular Function", "Cellular Component",
+                                      "BiologicalProcess", "MolecularActivity", "CellularComponent"})
+SIDE_EFFECT_KINDS: frozenset[str] = frozenset({"Side Effect"})
+DISEASE_KINDS: frozenset[str] = frozenset({"Disease"})
+#: Nouns of settings, roles and instruments that a condition word classifies without naming a condition
+#: that occurred ("trauma patients", "trauma surgery", "accident and emergency ward").
+SETTING_NOUNS: frozenset[str] = frozenset(
+    """patient patients surgery surgeries surgeon surgeons centre center centres centers unit units ward wards
+    service services team teams population populations registry registries department departments clinic
+    clinics programme programmes program programs system systems care setting settings room rooms
+    literature research researchers score scores scale scales""".split())
+#: Tokens either side of a gene alias searched for a gene word.
+GENE_WINDOW = 3
+_GENE_WORDS = re.compile(
+    r"^(?:genes?|proteins?|expression|expressed|mrna|receptors?|kinases?|channels?|signal(?:l)?ing|pathways?|"
+    r"phosphorylat\w*|inhibit\w*|activat\w*|activity|levels?|mutations?|mutants?|polymorphisms?|alleles?|"
+    r"knockout|knockdown|deficien\w*|null|antibod(?:y|ies)|promoter|transcripts?|isoforms?|subunits?|"
+    r"agonists?|antagonists?|ligands?|binding|secretion|secreted|encod\w*|overexpress\w*|"
+    r"(?:up|down)-?regulat\w*|cytokines?|chemokines?|enzymes?|complex)$")
+_SENTENCE_TOKEN = re.compile(r"[A-Za-z0-9][\w-]*")
+#: Curated acronyms with one expansion in biomedical text (each checked against the long forms listed for it
+#: in the NLM/ADAM abbreviation database of MEDLINE, Zhou et al., Bioinformatics 2006: one dominant sense),
+#: upper case. Linked without a definition in the document.
+UNAMBIGUOUS_ACRONYMS: frozenset[str] = frozenset(
+    """AIDS HIV COPD ADHD PTSD SARS MERS MRSA LSD MDMA ACTH GABA NSAID NSAIDS SSRI SSRIS DVT ARDS SIDS HPV HCV
+    HBV EBV CMV RSV HDL LDL VLDL NADPH NADH DNA RNA mRNA ATP ADP AMP cAMP cGMP GTP""".upper().split())
+_ACRONYM = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9-]{2,6}$")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in normalize_name(text).split() if w not in _FILLER and len(w) > 1]
+
+
+def _covered(words: Sequence[str], other: Sequence[str]) -> bool:
+    return all(any(w == o or difflib.SequenceMatcher(None, w, o).ratio() >= WORD_SIMILARITY for o in other)
+               for w in words)
+
+
+class LinkPolicy:
+    """The rules of the module docstring over one lexicon.
+
+    Parameters
+    ----------
+    lexicon : Lexicon
+        The resolver's lexicon (sources of each surface, typed vocabulary).
+    """
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+
+    # ------------------------------------------------------------------------------------- the rules
+    @staticmethod
+    def zone_allows(mention: Mention) -> bool:
+        """Rule 1: only prose mentions are linked."""
+        return mention.zone in ("prose", "")
+
+    @staticmethod
+    def fuzzy_allowed(mention: Mention) -> bool:
+        """Rule 2: no fuzzy link for a typed vocabulary term (a known name without a graph node)."""
+        return not (mention.method == "gazetteer" and not mention.candidates and mention.label)
+
+    @staticmethod
+    def fuzzy_words_agree(text: str, name: str) -> bool:
+        """Rule 3: the content words of ``text`` and ``name`` match both ways (:data:`WORD_SIMILARITY`)."""
+        query, target = _words(text), _words(name)
+        if not query or not target:
+            return False
+        return _covered(query, target) and _covered(target, query)
+
+    def sources(self, text: str, node_id: str) -> set[str]:
+        """Lexicon sources through which ``text`` names ``node_id`` (empty when only fuzzy)."""
+        return {e.source for e in self.lexicon.lookup(text) if e.node_id == node_id}
+
+    def kind_allowed(self, mention: Mention, text: str, node_id: str, kind: str, method: str) -> bool:
+        """Rule 4: the kind prior of one candidate given the mention's cues (module docstring)."""
+        cues = mention.cues
+        single = len(normalize_name(text).split()) == 1
+        sources = self.sources(text, node_id) if method in ("exact", "alias") else set()
+        if kind in SIDE_EFFECT_KINDS and "adverse" not in cues and not self._disease_corroborated(text, sources) \
+                and _classifies_setting(mention):
+            return False
+        if kind == "Gene" and method in ("exact", "alias") and single and sources and \
+                sources <= {"gene-synonym", "variant"} and not self._symbol_like(text, node_id) \
+                and not _gene_word_near(mention):
+            return False
+        if kind == "Compound" and method in ("exact", "alias") and single and sources == {"drugbank-alias"} \
+                and text[:1].isupper() and "drug" not in cues:
+            return False
+        return not (kind in GO_KINDS and single and "biomedical" not in cues)
+
+    def _symbol_like(self, text: str, node_id: str) -> bool:
+        """Whether ``text`` is the node's official symbol up to punctuation and case ("IL-6" for IL6)."""
+        name = self.lexicon.node_names.get(node_id, ("", ""))[0]
+        return bool(name) and re.sub(r"[\W_]", "", text).casefold() == re.sub(r"[\W_]", "", name).casefold()
+
+    def _disease_corroborated(self, text: str, sources: set[str]) -> bool:
+        if sources & DISEASE_SOURCES:
+            return True
+        key = normalize_name(text)
+        typed = self.lexicon.vocabulary.get(key)
+        if typed is not None and typed[0] == "Disease":
+            return True
+        return any(e.kind in DISEASE_KINDS or e.source in DISEASE_SOURCES for e in self.lexicon.get(key))
+
+    def acronym_allowed(self, mention: Mention, node_id: str, kind: str, method: str) -> bool:
+        """Rule 5: an undefined acronym that is only a synonym of a non-gene node needs the curated list."""
+        text = mention.text
+        if mention.method != "gazetteer" or kind == "Gene" or not _ACRONYM.match(text) \
+                or sum(c.islower() for c in text) > 1:
+            return True
+        if text.upper() in UNAMBIGUOUS_ACRONYMS:
+            return True
+        return "name" in self.sources(text, node_id) and method == "exact"
+
+    # --------------------------------------------------------------------------------------- applying
+    def apply(self, mention: Mention, candidates: Sequence, text: str) -> list:
+        """Candidates of ``mention`` (resolver output, best first) that the rules allow, re-ordered so that
+        a Side Effect reading leads when the sentence describes an adverse event.
+
+        Parameters
+        ----------
+        mention : the mention (zone, cues, label, method).
+        candidates : :class:`~engram_kit.resolution.Candidate` list from the resolver.
+        text : the surface the resolver looked up (the long form for an abbreviation).
+        """
+        if not self.zone_allows(mention):
+            return []
+        kept = []
+        for c in candidates:
+            if c.method in FUZZY_METHODS and not (self.fuzzy_allowed(mention) and self.fuzzy_words_agree(text, c.name)):
+                continue
+            if not self.kind_allowed(mention, text, c.node_id, c.kind, c.method):
+                continue
+            if not self.acronym_allowed(mention, c.node_id, c.kind, c.method):
+                continue
+            kept.append(c)
+        if "adverse" not in mention.cues and kept and kept[0].kind in SIDE_EFFECT_KINDS:
+            others = [c for c in kept if c.kind not in SIDE_EFFECT_KINDS]
+            if others:  # the Side Effect reading yields its confidence to the best other reading
+                top, other = kept[0], others[0]
+                kept = [replace(other, confidence=top.confidence), replace(top, confidence=other.confidence)] + \
+                    [c for c in kept if c is not top and c is not other]
+        if "adverse" in mention.cues and kept and kept[0].kind in DISEASE_KINDS:
+            effects = [c for c in kept if c.kind in SIDE_EFFECT_KINDS]
+            if effects:  # same surface read as the adverse event: swap the two confidences
+                top, effect = kept[0], effects[0]
+                kept = [replace(effect, confidence=top.confidence), replace(top, confidence=effect.confidence)] + \
+                    [c for c in kept if c is not top and c is not effect]
+        return kept
+
+
+def _around(mention: Mention, window: int) -> tuple[list[str], list[str]]:
+    """Tokens before and after the mention in its sentence (first occurrence), lower case, at most ``window``."""
+    sentence = mention.sentence
+    at = sentence.find(mention.text)
+    if not sentence or at < 0:
+        return [], []
+    before = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[:at])][-window:]
+    after = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[at + len(mention.text):])][:window]
+    return before, after
+
+
+def _gene_word_near(mention: Mention) -> bool:
+    """A gene word (:data:`_GENE_WORDS`) within :data:`GENE_WINDOW` tokens of the mention."""
+    before, after = _around(mention, GENE_WINDOW)
+    return any(_GENE_WORDS.match(t) for t in before + after)
+
+
+def _classifies_setting(mention: Mention) -> bool:
+    """The mention is a noun adjunct of a setting noun: next token in :data:`SETTING_NOUNS`, or
+    ``and``/``or`` + up to two words and then one ("accident and emergency ward")."""
+    _, after = _around(mention, 4)
+    if not after:
+        return False
+    if after[0] in SETTING_NOUNS:
+        return True
+    return after[0] in ("and", "or") and any(t in SETTING_NOUNS for t in after[1:4])

@@ -1,0 +1,122 @@
+"""Graph store backends by name: how a workspace creates and reopens its :class:`~engram_kit.store.base.GraphStore`.
+
+A workspace records its backend's name in ``manifest["backend"]`` and asks this registry for the store; it never
+branches on the name. A new backend is one module defining a :class:`~engram_kit.store.base.GraphStore` (usually a
+:class:`~engram_kit.store.cypher_store.CypherStore` subclass) plus one :func:`register_backend` line
+(``tests/test_store_backends.py`` adds a toy one that way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram_kit.errors import WorkspaceError
+from engram_kit.kg.schema import GraphSchema
+from engram_kit.store.base import GraphStore
+
+#: ``create(workspace folder, options, schema) -> store``: a new, writable store (schema created) for a new workspace.
+CreateStore = Callable[[Path, Any, "GraphSchema | None"], GraphStore]
+#: ``reopen(workspace folder, manifest, read_only, options) -> store``: the store a manifest records.
+ReopenStore = Callable[[Path, dict[str, Any], bool, Any], GraphStore]
+
+
+@dataclass(frozen=True)
+class StoreBackend:
+    """One graph backend a workspace can use.
+
+    Attributes
+    ----------
+    name : str
+        Recorded as ``manifest["backend"]``; the ``backend=`` argument of ``Workspace.create``.
+    create : CreateStore
+        Opens the store of a new workspace. ``options`` is the backend's connection object passed to
+        ``Workspace.create`` (Neo4j: a :class:`~engram_kit.store.neo4j.Neo4jConfig`; None = from the environment).
+    reopen : ReopenStore
+        Opens the store of an existing workspace from its manifest (secrets come from ``options`` or the
+        environment, never from the manifest).
+    description : str
+        One line for ``engram`` help and error messages.
+    """
+
+    name: str
+    create: CreateStore
+    reopen: ReopenStore
+    description: str = ""
+
+
+_BACKENDS: dict[str, StoreBackend] = {}
+
+
+def register_backend(backend: StoreBackend, *, replace: bool = False) -> StoreBackend:
+    """Make ``backend`` available to workspaces under ``backend.name``; returns it.
+
+    Raises
+    ------
+    WorkspaceError
+        If the name is taken and ``replace`` is False.
+    """
+    if backend.name in _BACKENDS and not replace:
+        raise WorkspaceError(f"A store backend named {backend.name!r} is already registered; pick another name "
+                             f"or pass replace=True.")
+    _BACKENDS[backend.name] = backend
+    return backend
+
+
+def unregister_backend(name: str) -> None:
+    """Remove a backend (tests that register a toy one clean up with this); unknown names are ignored."""
+    _BACKENDS.pop(name, None)
+
+
+def backend_names() -> tuple[str, ...]:
+    """Names of the registered backends, in registration order (``ladybug`` first)."""
+    return tuple(_BACKENDS)
+
+
+def get_backend(name: str) -> StoreBackend:
+    """The backend registered as ``name``.
+
+    Raises
+    ------
+    WorkspaceError
+        For an unknown name, listing the registered ones.
+    """
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise WorkspaceError(f"Unknown graph backend {name!r}; use one of {', '.join(_BACKENDS)} "
+                             f"(or register one with engram_kit.store.registry.register_backend).") from None
+
+
+# --- the built-in backends --------------------------------------------------------------------------------------
+def _ladybug_create(path: Path, options: Any, schema: GraphSchema | None) -> GraphStore:
+    from engram_kit.store.ladybug import LadybugStore
+
+    return LadybugStore(path / "graph.lbug", schema=schema)
+
+
+def _ladybug_reopen(path: Path, manifest: dict[str, Any], read_only: bool, options: Any) -> GraphStore:
+    from engram_kit.store.ladybug import LadybugStore
+
+    return LadybugStore(path / "graph.lbug", read_only=read_only)
+
+
+def _neo4j_create(path: Path, options: Any, schema: GraphSchema | None) -> GraphStore:
+    from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
+
+    return Neo4jStore(options if options is not None else Neo4jConfig.from_env(), schema=schema)
+
+
+def _neo4j_reopen(path: Path, manifest: dict[str, Any], read_only: bool, options: Any) -> GraphStore:
+    from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
+
+    config = options if options is not None else Neo4jConfig.from_manifest(manifest.get("neo4j", {}))
+    return Neo4jStore(config, read_only=read_only)
+
+
+register_backend(StoreBackend("ladybug", _ladybug_create, _ladybug_reopen,
+                              "embedded LadybugDB file in the workspace folder (default)"))
+register_backend(StoreBackend("neo4j", _neo4j_create, _neo4j_reopen,
+                              "Neo4j 5 server + Graph Data Science (PPR on the server); docs/scaling-out.md"))

@@ -1,0 +1,213 @@
+"""Answers that answer the question (issue 16): offline intent, evidence-ranked graph facts with totals,
+query-focused literature sentences, and the desk's intent plans (two hops, aggregates, declines).
+
+Desk and graph-fact tests run on a graph-only workspace of the bundled sample (no ingest: fast); every
+expected number is checked against an independent query of the same store.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engram_kit.answering.facts import GraphFacts, kind_words
+from engram_kit.answering.intent import parse_intent
+
+T2DM, PD, AD, HTN = "Disease::DOID:9352", "Disease::DOID:14330", "Disease::DOID:10652", "Disease::DOID:10763"
+METFORMIN, BACE1 = "Compound::DB00331", "Gene::23621"
+
+
+# --- intent (no workspace) -------------------------------------------------------------------------------
+@pytest.mark.parametrize(("question", "anchor", "chain", "aggregate"), [
+    ("What treats type 2 diabetes mellitus?", ("type 2 diabetes mellitus", "Disease"), ["TREATS_CtD"], ""),
+    ("What are the side effects of metformin?", ("metformin", "Compound"), ["CAUSES_CcSE"], ""),
+    ("Which drugs target BACE1?", ("BACE1", "Gene"), ["BINDS_CbG"], ""),
+    ("Which genes are associated with Parkinson's disease?", ("Parkinson's disease", "Disease"), ["ASSOCIATES_DaG"], ""),
+    ("Where is BACE1 expressed?", ("BACE1", "Gene"), ["EXPRESSES_AeG"], ""),
+    ("What side effects are caused by compounds that treat hypertension?", ("hypertension", "Disease"),
+     ["TREATS_CtD", "CAUSES_CcSE"], ""),
+    ("What drug classes do drugs that treat epilepsy belong to?", ("epilepsy", "Disease"),
+     ["TREATS_CtD", "INCLUDES_PCiC"], ""),
+    ("Which diseases share genes with multiple sclerosis?", ("multiple sclerosis", "Disease"),
+     ["ASSOCIATES_DaG", "ASSOCIATES_DaG"], ""),
+    ("How many diseases does metformin treat?", ("metformin", "Compound"), ["TREATS_CtD"], "count"),
+])
+def test_intent_reads_relation_and_asked_kind(question, anchor, chain, aggregate):
+    intent = parse_intent(question, [anchor])
+    assert intent.known and [h.rel_type for h in intent.hops] == chain and intent.aggregate == aggregate
+    assert intent.anchor_label == anchor[1]
+
+
+def test_intent_aggregates_without_an_entity_and_unknown_intent_says_so():
+    rank = parse_intent("Which compounds treat the most diseases?", [])
+    assert rank.aggregate == "rank" and rank.target_label == "Compound" and rank.hops[0].rel_type == "TREATS_CtD"
+    count = parse_intent("How many pathways are there?", [])
+    assert count.known and count.aggregate == "count" and count.target_label == "Pathway" and not count.hops
+    unknown = parse_intent("What is the mechanism of action of metformin?", [("metformin", "Compound")])
+    assert not unknown.known and "Could not tell which relation" in unknown.explanation
+    # a kind word in apposition names the entity's own kind, not the asked one
+    assert not parse_intent("When was the gene TP53 first described?", [("TP53", "Gene")]).known
+
+
+def test_intent_direction_follows_the_schema():
+    (hop,) = parse_intent("What treats type 2 diabetes mellitus?", [("type 2 diabetes mellitus", "Disease")]).hops
+    assert (hop.from_label, hop.to_label, hop.forward) == ("Disease", "Compound", False)  # stored Compound -> Disease
+    (hop,) = parse_intent("What does metformin treat?", [("metformin", "Compound")]).hops
+    assert hop.forward
+
+
+# --- a graph-only workspace of the bundled sample ------------------------------------------------------
+@pytest.fixture(scope="module")
+def graph_ws(tmp_path_factory, sample_paths):
+    from engram_kit.workspace import Workspace
+
+    ws = Workspace.create(tmp_path_factory.mktemp("answers") / "ws", data=sample_paths)
+    ws.settings.progress = False
+    yield ws
+    ws.close()
+
+
+def _ids(store, cypher: str, **params) -> set[str]:
+    return set(store.read_only_query(cypher, params)["id"])
+
+
+def test_t2dm_lists_treats_edges_with_total(graph_ws):
+    facts = GraphFacts(graph_ws.store).answer("What treats type 2 diabetes mellitus?",
+                                              [("type 2 diabetes mellitus", "Disease", T2DM, "type 2 diabetes mellitus")])
+    treating = _ids(graph_ws.store, "MATCH (c:Compound)-[:TREATS_CtD]->(d:Disease {id: $d}) RETURN c.id AS id", d=T2DM)
+    assert len(treating) == 22 and len(facts.claims) == 10 and facts.total == 22
+    for claim in facts.claims:
+        (cite,) = claim.citations
+        source, rel, target = cite.ref.split(" ")
+        assert rel == "-[TREATS_CtD]->" and target == T2DM and source in treating
+        assert cite.label == "Hetionet TREATS_CtD" and "treats type 2 diabetes mellitus" in claim.text
+    assert facts.notes == ["22 compounds treat type 2 diabetes mellitus; top 10 shown, ranked by evidence "
+                           "(sources, publications, unbiased), and 12 more."]
+
+
+def test_parkinson_genes_ranked_by_evidence(graph_ws):
+    facts = GraphFacts(graph_ws.store).answer("Which genes are associated with Parkinson's disease?",
+                                              [("Parkinson's disease", "Disease", PD, "Parkinson's disease")])
+    top = [c.text.split(" is associated with ")[1].split(" (")[0] for c in facts.claims]
+    assert {"SNCA", "LRRK2", "GBA"} <= set(top[:4])  # four sources each, incl. GWAS (unbiased)
+    edges = graph_ws.store.read_only_query(
+        "MATCH (d:Disease {id: $d})-[r:ASSOCIATES_DaG]->(g:Gene) RETURN g.name AS gene, r.sources AS sources", {"d": PD})
+    n_sources = {row.gene: len(row.sources.split("|")) for row in edges.itertuples()}
+    ranked = [n_sources[g] for g in top]
+    assert ranked == sorted(ranked, reverse=True) and ranked[0] == max(n_sources.values()) == 4
+    assert facts.total == len(edges) == 143 and "and 133 more" in facts.notes[0]
+
+
+def test_metformin_side_effects_say_how_many_more(graph_ws):
+    facts = GraphFacts(graph_ws.store).answer("What are the side effects of metformin?",
+                                              [("metformin", "Compound", METFORMIN, "Metformin")])
+    assert len(facts.claims) == 10 and all(c.citations[0].label == "Hetionet CAUSES_CcSE" for c in facts.claims)
+    assert facts.notes[0].startswith("Metformin causes 139 side effects;") and "and 129 more" in facts.notes[0]
+
+
+def test_drugs_that_target_bace1_say_the_graph_has_none(graph_ws):
+    facts = GraphFacts(graph_ws.store).answer("Which drugs target BACE1?", [("BACE1", "Gene", BACE1, "BACE1")])
+    assert facts.claims == [] and facts.notes == ["The graph has no compounds that bind BACE1 (no BINDS_CbG edge)."]
+    result = graph_ws.evidence_desk().investigate("Which drugs target BACE1?")
+    assert result.outcome == "unsupported" and "The graph has no compounds that bind BACE1 (no BINDS_CbG edge)." in result.notes
+
+
+def test_two_hop_side_effects_of_drugs_that_treat_a_disease(graph_ws):
+    desk = graph_ws.evidence_desk()
+    # the sample keeps side effects for 3 of the 22 compounds treating type 2 diabetes (none for hypertension's)
+    empty = desk.investigate("What side effects are caused by compounds that treat hypertension?")
+    assert empty.outcome == "unsupported" and empty.notes[-1].startswith("The graph has no side effects linked to")
+    result = desk.investigate("What side effects are caused by compounds that treat type 2 diabetes mellitus?")
+    assert result.template.startswith("intent:Disease -> [TREATS_CtD] Compound -> [CAUSES_CcSE]")
+    assert result.outcome == "supported" and result.withheld_count == 0
+    listing, total = result.artifacts
+    treating = _ids(graph_ws.store, "MATCH (c:Compound)-[:TREATS_CtD]->(d:Disease {id: $d}) RETURN c.id AS id", d=T2DM)
+    supports = []
+    for rid in listing.row_ids:
+        row = listing.row(rid)
+        supports.append(row["support"])
+        causing = _ids(graph_ws.store, "MATCH (c:Compound)-[:CAUSES_CcSE]->(s:SideEffect {id: $s}) RETURN c.id AS id",
+                       s=row["target_id"])
+        assert row["support"] == len(causing & treating) > 0  # the side effect's causers that treat hypertension
+        assert all(pair[0] in treating & causing for pair in row["via"])
+    assert supports == sorted(supports, reverse=True)
+    independent = graph_ws.store.read_only_query(
+        "MATCH (d:Disease {id: $d})<-[:TREATS_CtD]-(:Compound)-[:CAUSES_CcSE]->(s:SideEffect) "
+        "RETURN count(DISTINCT s) AS n", {"d": T2DM})["n"].iloc[0]
+    assert total.row("r1")["n"] == independent
+    assert any(f"{independent} side effects in total; top 10 shown" in n for n in result.notes)
+
+
+def test_desk_aggregates_match_the_store(graph_ws):
+    desk = graph_ws.evidence_desk()
+    count = desk.investigate("How many diseases does metformin treat?")
+    n = graph_ws.store.read_only_query("MATCH (c:Compound {id: $c})-[:TREATS_CtD]->(d:Disease) "
+                                       "RETURN count(DISTINCT d) AS n", {"c": METFORMIN})["n"].iloc[0]
+    assert count.outcome == "supported" and any(f"has {n} disease" in c.text.lower() or f"has {n} " in c.text
+                                                for c in count.claims)
+    rank = desk.investigate("Which compounds treat the most diseases?")
+    counts = graph_ws.store.read_only_query("MATCH (c:Compound)-[:TREATS_CtD]->(d:Disease) "
+                                            "RETURN c.name AS name, count(DISTINCT d) AS n")
+    best = set(counts.loc[counts["n"] == counts["n"].max(), "name"])
+    assert rank.outcome == "supported" and rank.claims[0].text.split(":")[0] in best
+
+
+def test_unknown_intent_falls_back_and_says_so(graph_ws):
+    result = graph_ws.evidence_desk().investigate("What is the mechanism of action of metformin?")
+    assert result.outcome == "unsupported" and "not recognised offline" in result.notes[0]
+
+
+def test_kind_words():
+    assert kind_words("SideEffect") == "side effects" and kind_words("Compound", 1) == "compound"
+    assert kind_words("PharmacologicClass") == "pharmacologic classes"
+
+
+# --- literature sentences ------------------------------------------------------------------------------
+class _BagOfWords:
+    """A deterministic embedder for the sentence-choice tests: hashed word counts, L2-normalised."""
+
+    name, dimension = "bag-of-words", 256
+
+    def encode(self, texts, *, batch_size=64, progress=False):  # noqa: ANN001, ANN201
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, hash(word.strip(".,:;()")) % self.dimension] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def _hit(rank, pid, text, *, page=None, page_end=None, pmid="", section=""):  # noqa: ANN001, ANN202
+    from engram_kit.retrieval.results import PassageHit
+
+    return PassageHit(rank, pid, "doc1" if not pmid else f"PMID:{pmid}", "pdf" if not pmid else "pubmed", pmid, "t",
+                      None, section, page, page_end if page_end is not None else page, text, 1.0, 1.0, 1.0, 1.0, 1.0)
+
+
+def _result(question, hits):  # noqa: ANN001, ANN202
+    from engram_kit.retrieval.results import RetrievalResult
+
+    return RetrievalResult(question, "all", 0.4, 0.5, [], hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0)
+
+
+def test_literature_sentences_are_whole_focused_deduplicated_and_cite_their_page():
+    from engram_kit.answering import ExtractiveComposer
+    from engram_kit.answering.extractive import is_boilerplate, is_whole_sentence
+
+    assert is_boilerplate("Materials & methods: DNA from brain tissue of 71 AD cases was genotyped.")
+    assert is_boilerplate("SEARCH STRATEGY: The Cochrane Dementia Group register was searched.")
+    assert is_boilerplate("Department of Neurology, University of Kentucky, Lexington, KY 40536, USA.")
+    assert not is_boilerplate("Donepezil improved cognition in patients with Alzheimer's disease.")
+    assert not is_whole_sentence("+)-Posiphen lowered APP levels in mice.")
+    assert is_whole_sentence("(+)-Posiphen lowered APP levels in mice.")
+    shared = "Donepezil treats the cognitive symptoms of Alzheimer's disease in many patients."
+    hits = [
+        _hit(1, "p1", "Methods: we recruited 71 patients from two clinics. " + shared, page=1, page_end=2),
+        _hit(2, "p2", shared + " Other drugs were not studied in this cohort of patients.", page=2),
+        _hit(3, "p3", "SEARCH STRATEGY: The Cochrane Dementia Group register was searched for all trials. "
+                      "+)-Posiphen treats nothing in this review of Alzheimer's disease", page=3),
+    ]
+    answer = ExtractiveComposer(_BagOfWords()).compose(_result("What treats Alzheimer's disease?", hits))
+    texts = [c.text for c in answer.claims]
+    assert texts.count(shared) == 1 and len(texts) == 1  # once; p3 holds only boilerplate and a clipped fragment
+    assert answer.claims[0].citations[0].ref == "p2" and answer.claims[0].citations[0].label == "doc1, p. 2"

@@ -1,0 +1,159 @@
+"""The store seam (issue 15, item 1): a graph backend is one module plus one registration line.
+
+The toy backend below keeps each workspace's graph in an in-memory LadybugDB database owned by this module (a
+stand-in for "some other Cypher engine"). It implements only the primitives :class:`CypherStore` asks for
+(execute, transaction, writability) and the lifecycle/load methods of :class:`GraphStore`; every read, the
+literature write path, delete and the document repository come from the shared base. The one registration line
+is the ``register_backend(...)`` call in the fixture; nothing else in the product is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ladybug as lb
+import pandas as pd
+import pytest
+
+from engram_kit.errors import QueryError, ReadOnlyError, WorkspaceError
+from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.store.base import GraphStore
+from engram_kit.store.cypher import schema_statements, statement
+from engram_kit.store.cypher_store import CypherStore
+from engram_kit.store.registry import StoreBackend, backend_names, get_backend, register_backend, unregister_backend
+
+# --- the toy backend: everything a new backend has to write ------------------------------------------------------
+_SERVERS: dict[str, tuple[Any, GraphSchema]] = {}  # the "server": one in-memory database per workspace
+
+
+class MemoryStore(CypherStore):
+    """Toy Cypher backend: an in-memory LadybugDB database per name, kept for the life of the process."""
+
+    dialect = "ladybug"
+
+    def __init__(self, name: str, *, schema: GraphSchema | None = None, read_only: bool = False) -> None:
+        if name not in _SERVERS:
+            _SERVERS[name] = (lb.Database(None), schema or HETIONET_SCHEMA)
+        database, self.schema = _SERVERS[name]
+        self.name, self.read_only = name, read_only
+        self._conn: Any = lb.Connection(database)
+        if not read_only:
+            self.create_schema()
+
+    def _execute(self, cypher: str, parameters: dict[str, Any] | None = None, *, what: str = "query") -> pd.DataFrame:
+        try:
+            return self._conn.execute(cypher, parameters or {}).get_as_df()
+        except RuntimeError as exc:
+            raise QueryError(f"memory store failed on {what}: {exc}") from exc
+
+    @contextmanager
+    def _transaction(self, *, read_only: bool = False) -> Iterator[None]:
+        self._conn.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            try:
+                self._conn.execute("ROLLBACK")
+            except RuntimeError:
+                pass  # a failed statement already rolled back
+            raise
+        self._conn.execute("COMMIT")
+
+    def _require_writable(self, operation: str) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"{operation}: the memory store {self.name} is read-only")
+
+    def create_schema(self) -> None:
+        for ddl in schema_statements(self.dialect, self.schema):
+            self._execute(ddl, what="schema")
+
+    def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
+        for label, frame in self._node_frames(nodes).items():
+            self._execute(statement("copy_node_table", self.dialect, schema=self.schema, label=label), {"frame": frame})
+        for (rel_type, (source, target)), frame in self._edge_frames(edges, nodes).items():
+            name = "copy_rel_table_pair" if len(self.schema.rel_spec(rel_type).pairs) > 1 else "copy_rel_table"
+            cypher = statement(name, self.dialect, schema=self.schema, rel_type=rel_type, source_label=source,
+                               target_label=target)
+            self._execute(cypher, {"frame": frame})
+
+    def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
+        return self._execute(cypher, parameters)
+
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
+                        timeout_s: float = 10.0) -> pd.DataFrame:
+        self._conn.set_query_timeout(int(timeout_s * 1000))
+        try:
+            with self._transaction(read_only=True):
+                return self._execute(cypher, parameters)
+        finally:
+            self._conn.set_query_timeout(0)
+
+    def close(self) -> None:
+        self._conn = None
+
+
+# --- tests --------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def memory_backend():
+    register_backend(StoreBackend("memory", lambda path, options, schema: MemoryStore(str(path), schema=schema),
+                                  lambda path, manifest, read_only, options: MemoryStore(str(path), read_only=read_only)))
+    yield
+    unregister_backend("memory")
+    _SERVERS.clear()
+
+
+def test_the_builtin_backends_are_registered_and_unknown_names_are_refused():
+    assert backend_names()[:2] == ("ladybug", "neo4j")
+    with pytest.raises(WorkspaceError, match="ladybug, neo4j"):
+        get_backend("postgres")
+    with pytest.raises(WorkspaceError, match="already registered"):
+        register_backend(get_backend("ladybug"))
+
+
+def test_the_base_classes_are_complete():
+    """Every method callers use is on GraphStore; the two real backends leave nothing abstract."""
+    from engram_kit.store.ladybug import LadybugStore
+    from engram_kit.store.neo4j import Neo4jStore
+
+    for method in ("read_only_query", "ppr_engine", "backend_manifest", "run_statement", "article_passages",
+                   "replace_same_as", "edges_among", "counts"):
+        assert hasattr(GraphStore, method), method
+    assert GraphStore.schema is HETIONET_SCHEMA
+    assert not LadybugStore.__abstractmethods__ and not Neo4jStore.__abstractmethods__
+    assert issubclass(LadybugStore, CypherStore) and issubclass(Neo4jStore, CypherStore)
+    # the shared bodies are defined once, on the base, not copied onto the subclasses
+    for method in ("write_literature", "delete_article", "counts", "passage_mentions", "article_mentions"):
+        assert method not in vars(LadybugStore) and method not in vars(Neo4jStore), method
+        assert method in vars(CypherStore), method
+
+
+def test_a_toy_backend_runs_a_workspace(memory_backend, workspace, sample_records, tmp_path):
+    from engram_kit.cli import DEMO_QUESTION
+    from engram_kit.workspace import Workspace
+
+    path = tmp_path / "toy"
+    ws = Workspace.create(path, backend="memory")
+    try:
+        ws.settings.progress = False
+        assert isinstance(ws.store, MemoryStore) and ws.manifest["backend"] == "memory"
+        embedded, toy = workspace.store.counts(), ws.store.counts()
+        for label in ws.store.schema.labels + ws.store.schema.rel_types:
+            assert toy[label] == embedded[label], label
+        report = ws.ingest(sample_records[:12])
+        assert ws.store.counts()["Article"] == 12 and report is not None
+        answer = ws.ask(DEMO_QUESTION)
+        assert answer.retrieval.passages and answer.retrieval.entities
+        article = ws.store.articles()["id"].iloc[0]
+        assert ws.store.article_passages(article)["article_id"].eq(article).all()
+        assert ws.store.delete_article(article) >= 1 and ws.store.counts()["Article"] == 11
+        with pytest.raises(Exception, match="read-only|read only|Cannot execute write"):
+            ws.store.read_only_query("MATCH (d:Disease) SET d.name = 'x' RETURN d.id")
+    finally:
+        ws.close()
+    reopened = Workspace.open(path, read_only=True)
+    try:
+        assert isinstance(reopened.store, MemoryStore) and reopened.store.counts()["Article"] == 11
+    finally:
+        reopened.close()
