@@ -240,11 +240,11 @@ class EntityExtractor:
 
 def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
     """``mentions`` with ``sentence``, ``zone`` and ``cues`` set from ``text`` (sentences by
-    :func:`~engram_kit.ingestion.chunking.split_sentences`; a new line also ends a sentence, as PDF text puts
+    :func:`~engram_kit.text.sentence_spans`; a new line also ends a sentence, as PDF text puts
     by-lines, affiliations and table rows on lines of their own)."""
     if not mentions:
         return mentions
-    from engram_kit.ingestion.chunking import split_sentences  # light module; imported late (layering)
+    from engram_kit.text import sentence_spans
 
     # Zones are decided per line (a reference entry or a by-line is one line but several "sentences"),
     # then per sentence inside prose lines.
@@ -254,7 +254,7 @@ def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
         line_end = line_start + len(line)
         if line.strip():
             line_zone = text_zone(" ".join(line.split()))
-            for start, end in split_sentences(line):
+            for start, end in sentence_spans(line):
                 spans.append((line_start + start, line_start + end, line_zone))
         line_start = line_end + 1
     out = []
