@@ -26,10 +26,8 @@ per-core rate that the projections in ``docs/scaling-out.md`` use.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
-import re
 import resource
 import shutil
 import sys
@@ -221,7 +219,7 @@ def ingest_once(backend: str, records: list[Any], workers: int, batch_size: int)
     shutil.rmtree(path, ignore_errors=True)
     settings = Settings(embedding_model=backend, batch_size=batch_size, progress=True)
     ws = Workspace.create(path, settings=settings)
-    ws.extractor, ws.resolver  # load lexicon and resolver outside the timing (once per workspace)
+    _ = ws.extractor, ws.resolver  # load lexicon and resolver outside the timing (once per workspace)
     ws.embedder.encode(["warm up"])
     w0, c0 = time.perf_counter(), cpu_seconds()
     report = ws.ingest(records, total=len(records), workers=workers)
