@@ -73,6 +73,15 @@ def _ingest_args(p: argparse.ArgumentParser) -> None:
                    help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
     p.add_argument("--as-new", action="store_true",
                    help="keep a re-ingested document as a new document instead of replacing the old version")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes extracting and linking entities while the main one embeds and writes (default 1)")
+
+
+def _check_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram check``."""
+    _workspace_arg(p)
+    p.add_argument("--repair", action="store_true",
+                   help="embed passages without vectors, delete vectors without passages, finish pending articles")
 
 
 def _ask_args(p: argparse.ArgumentParser) -> None:
@@ -168,7 +177,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False))
+            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 1))
             print(f"{file}: {report}")
             for pmid, numbers in list(report.duplicates.items())[:10]:
                 print(f"  PMID {pmid} is listed {len(numbers)} times (records {', '.join(map(str, numbers))}); "
@@ -235,6 +244,19 @@ def cmd_info(args: argparse.Namespace) -> int:
         nonzero = {k: v for k, v in counts.items() if v}
         print("counts      " + ", ".join(f"{k}={v:,}" for k, v in sorted(nonzero.items())))
     return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """`engram check [--repair]`: exit 0 when graph and vectors agree (after repair), 1 when drift remains."""
+    with _open(args, read_only=not args.repair) as ws:
+        report = ws.check(repair=args.repair)
+        print(report)
+        if args.repair and report.repaired:
+            report = ws.check()
+            print(f"after repair: {report}")
+        elif not report.consistent:
+            print("Run `engram check --repair` (or re-run the interrupted ingest) to fix it.", file=sys.stderr)
+    return 0 if report.consistent else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -706,6 +728,8 @@ COMMANDS: tuple[Command, ...] = (
             _info_args, cmd_info),
     Command("demo", "init on the bundled sample (if needed), ingest its abstracts, ask a question",
             _demo_args, cmd_demo),
+    Command("check", "compare graph passages with stored vectors; --repair makes them agree",
+            _check_args, cmd_check),
     Command("desk", "investigate a question with bounded read-only Cypher; prints artifacts, row-cited claims, "
                     "outcome and withheld count",
             _desk_args, cmd_desk),

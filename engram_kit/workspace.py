@@ -35,10 +35,11 @@ from engram_kit.files import write_atomic
 from engram_kit import __version__
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
 from engram_kit.datasets import DataPaths, resolve_data_paths
-from engram_kit.embeddings import Embedder, default_embedder
+from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
 from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
+from engram_kit.ingestion.consistency import ConsistencyReport, check_consistency
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
 from engram_kit.ingestion.pubmed import (
     PubMedRecord,
@@ -187,7 +188,7 @@ class Workspace:
                 store.close()
             _remove_partial_workspace(path, whole_folder=not existed)
             raise
-        emb = embedder or default_embedder()
+        emb = embedder or get_embedder(settings.embedding_model)
         manifest = {
             "format_version": FORMAT_VERSION,
             "engram_kit_version": __version__,
@@ -200,7 +201,7 @@ class Workspace:
                 "n_nodes": int(kg.n_nodes), "n_edges": int(kg.n_edges),
                 **_graph_provenance(kg),
             },
-            "embedding_model": {"name": emb.name, "dimension": emb.dimension},
+            "embedding_model": _embedder_manifest(emb),
             "vector_store": vector_store,
             "settings": settings.to_dict(),
             "literature_version": 0,
@@ -239,9 +240,16 @@ class Workspace:
     # --- lazily opened parts ---------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
-        """The passage/question embedder recorded in the manifest (MiniLM by default)."""
+        """The passage/question embedder recorded in ``manifest["embedding_model"]`` (the registry backend the
+        workspace was built with; see :mod:`engram_kit.embeddings`).
+
+        Raises
+        ------
+        WorkspaceError
+            If that backend is not available in this installation or no longer gives the recorded model.
+        """
         if self._embedder is None:
-            self._embedder = default_embedder()
+            self._embedder = embedder_from_manifest(self.manifest["embedding_model"])
         return self._embedder
 
     @property
@@ -328,9 +336,14 @@ class Workspace:
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
-               skip_bad: bool = False) -> IngestReport:
+               skip_bad: bool = False, workers: int = 1) -> IngestReport:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
+
+        ``workers`` > 1 runs extraction and linking in that many forked processes while this one embeds and
+        writes (see :class:`~engram_kit.ingestion.pipeline.PubMedIngestor`). Each batch commits graph, then
+        vectors, then ``complete``: after a crash, running the same ingest again completes it (or run
+        :meth:`check` with ``repair=True``).
 
         A file is validated whole in one streaming pass first, so ingestion is all-or-nothing per file:
         an invalid record anywhere raises before anything is written (``skip_bad=True`` skips invalid
@@ -355,13 +368,34 @@ class Workspace:
         else:
             records = unique_records(source)
         ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
-                                  resolver=self.resolver, embedder=self.embedder, settings=self.settings)
+                                  resolver=self.resolver, embedder=self.embedder, settings=self.settings,
+                                  workers=workers)
         try:
             report = ingestor.ingest(records, total=total)
         finally:
             self._bump_literature_version()
         if check is not None:
             report.duplicates, report.skipped = check.duplicates, check.bad
+        return report
+
+    def check(self, *, repair: bool = False, progress: bool | None = None) -> ConsistencyReport:
+        """Compare the graph's passages with the vector store; with ``repair``, make them agree.
+
+        Finds articles left ``pending`` by an interrupted ingest, passages without vectors and vectors
+        without passages. Repair embeds the missing passages from their stored text, deletes orphan vectors
+        and marks pending articles complete. See :mod:`engram_kit.ingestion.consistency`.
+
+        Raises
+        ------
+        ReadOnlyError
+            If ``repair`` is asked of a read-only workspace.
+        """
+        if repair:
+            self._require_writable("check --repair")
+        report = check_consistency(self.store, self.vectors, self.embedder if repair else None, repair=repair,
+                                   progress=self.settings.progress if progress is None else progress)
+        if repair and report.repaired:
+            self._bump_literature_version()
         return report
 
     def retrieve(self, question: str, **kwargs: Any) -> RetrievalResult:
@@ -422,7 +456,10 @@ class Workspace:
             "nounphrases": counts.get("NounPhrase", 0), "mentions": counts.get("MENTIONS", 0),
             "maps_to": counts.get("MAPS_TO", 0),
             "embedding_model": self.manifest["embedding_model"]["name"],
+            "embedding_backend": self.manifest["embedding_model"].get("backend", "minilm-fp32"),
             "vector_store": _describe_vector_store(self.manifest),
+            "vectors": self.vectors.count(),
+            "pending_articles": int((self.store.articles()["status"] == "pending").sum()) if counts.get("Article") else 0,
             "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
             "counts": counts,
         }
@@ -685,6 +722,14 @@ class Workspace:
     def _bump_literature_version(self) -> None:
         self.manifest["literature_version"] = int(self.manifest.get("literature_version", 0)) + 1
         _write_manifest(self.path, self.manifest)
+
+
+def _embedder_manifest(embedder: Embedder) -> dict[str, Any]:
+    """``manifest["embedding_model"]``: the full spec of a registered backend, else name and dimension."""
+    spec = getattr(embedder, "spec", None)
+    if spec is not None and hasattr(spec, "to_manifest"):
+        return spec.to_manifest()
+    return {"name": embedder.name, "dimension": embedder.dimension}
 
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:

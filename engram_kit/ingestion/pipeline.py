@@ -1,24 +1,37 @@
 """PubMed ingestion: records -> passages, mentions, NounPhrases and links -> store and vectors.
 
-Per batch of ``Settings.batch_size`` records: extract mentions (gazetteer + abbreviations), resolve
-each distinct mention once (cached across the run), build the literature records, embed the passage
-texts, write the graph batch in one store transaction, then upsert the vectors. A batch that fails to
-write is retried record by record so one bad record cannot block the others; a record that still
-fails is stored as an article with status ``error`` and its message (re-ingesting retries it).
-Re-ingesting a PMID whose content hash is unchanged is skipped (idempotent); a changed record replaces
-the old one.
+Stages per batch of ``Settings.batch_size`` records:
+
+1. **prepare** (CPU, parallel with ``workers > 1``): extract mentions (gazetteer + abbreviations), resolve
+   each distinct mention once (cached per process), build the :class:`~engram_kit.records.LiteratureBatch`.
+   Worker processes are forked once per run and fed a bounded number of batches ahead of the writer.
+2. **embed** (main process): all passages of the batch in one call of the workspace's embedder, which
+   batches across documents and embeds long abstracts whole (windows pooled).
+3. **commit**, one protocol for graph and vectors (issue 21): (a) the graph batch is written in one
+   transaction with every article ``status = "pending"``; (b) the passage vectors are upserted (by passage
+   id, so a repeat overwrites, never duplicates); (c) the articles are set ``complete`` in one statement.
+   ``complete`` is therefore written last: a crash at any point leaves the batch's articles absent
+   (transaction rolled back) or ``pending``, and a re-run re-ingests every article that is not
+   ``complete`` with its content hash unchanged. :meth:`engram_kit.workspace.Workspace.check` finds and
+   repairs what a crash left (pending articles, passages without vectors, vectors without passages).
+
+A batch that fails to write is retried record by record so one bad record cannot block the others; a
+record that still fails is stored as an article with status ``error`` and its message (re-ingesting
+retries it). Re-ingesting a PMID whose content hash is unchanged and status ``complete`` is skipped
+(idempotent); a changed record replaces the old one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING
+import multiprocessing
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -61,6 +74,8 @@ class IngestReport:
     mentions: int = 0
     linked_mentions: int = 0
     seconds: float = 0.0
+    #: Seconds per stage (prepare = extraction + linking + records, summed over workers when parallel).
+    stage_seconds: dict[str, float] = field(default_factory=dict)
     errors: list[tuple[str, str]] = field(default_factory=list)
     #: PMIDs listed more than once in the source file -> record numbers; ingested once (the first).
     duplicates: dict[str, list[int]] = field(default_factory=dict)
@@ -68,9 +83,12 @@ class IngestReport:
     skipped: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row summary (errors, duplicates and skipped records listed separately)."""
-        data = {k: v for k, v in self.__dict__.items() if k not in ("errors", "duplicates", "skipped")}
+        """One-row summary (errors, duplicates and skipped records listed separately; stage seconds as
+        ``<stage>_s`` columns)."""
+        data = {k: v for k, v in self.__dict__.items()
+                if k not in ("errors", "duplicates", "skipped", "stage_seconds")}
         data["duplicates"], data["skipped"] = len(self.duplicates), len(self.skipped)
+        data.update({f"{k}_s": round(v, 3) for k, v in self.stage_seconds.items()})
         return pd.DataFrame([data])
 
     def __str__(self) -> str:
@@ -154,6 +172,34 @@ def _batched(items: Iterable[PubMedRecord], size: int) -> Iterator[list[PubMedRe
         yield chunk
 
 
+#: The write boundaries of one batch, in order (see the module docstring). A fault hook is called with each
+#: name; the fault-injection tests stop the process there and check that one re-run repairs everything.
+WRITE_BOUNDARIES: tuple[str, ...] = ("before_graph", "after_graph", "mid_vectors", "after_vectors", "after_status")
+#: Statement setting a list of articles ``complete`` (the last write of a batch); the same in both dialects.
+MARK_COMPLETE = "UNWIND $ids AS i MATCH (a:Article {id: i}) SET a.status = 'complete' RETURN count(a) AS n"
+
+
+@dataclass
+class PreparedBatch:
+    """Output of the prepare stage for one batch: the records, their graph batch and counts."""
+
+    records: list[PubMedRecord]
+    mentions: list[list[Mention]]
+    batch: LiteratureBatch
+    found: int
+    linked: int
+    seconds: float
+
+
+#: The ingestor a forked worker uses (set in the parent just before the fork; workers inherit it).
+_WORKER_INGESTOR: PubMedIngestor | None = None
+
+
+def _prepare_in_worker(records: list[PubMedRecord]) -> PreparedBatch:
+    assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
+    return _WORKER_INGESTOR.prepare(records)
+
+
 class PubMedIngestor:
     """Writes PubMed records into a workspace's store and vector store (see module docstring).
 
@@ -163,16 +209,25 @@ class PubMedIngestor:
     extractor, resolver : entity extraction and resolution.
     embedder : passage embedder (the vector store's model).
     settings : ``batch_size``, ``min_link_confidence``, ``max_candidates``, ``progress``.
+    workers : processes for the prepare stage, >= 1. 1 = all in this process. N > 1 forks N worker
+        processes (Linux/macOS ``fork``; elsewhere falls back to 1) that extract and link while this
+        process embeds and writes.
+    fault_hook : called with each name of :data:`WRITE_BOUNDARIES` during a commit; for fault-injection tests.
     """
 
     def __init__(self, *, store: GraphStore, vectors: VectorStore, extractor: EntityExtractor,
-                 resolver: EntityResolver, embedder: Embedder, settings: Settings) -> None:
+                 resolver: EntityResolver, embedder: Embedder, settings: Settings, workers: int = 1,
+                 fault_hook: Callable[[str], None] | None = None) -> None:
+        if workers < 1:
+            raise EngramError(f"workers={workers} is out of range: use an integer >= 1.")
         self.store = store
         self.vectors = vectors
         self.extractor = extractor
         self.resolver = resolver
         self.embedder = embedder
         self.settings = settings
+        self.workers = workers
+        self.fault_hook = fault_hook or (lambda boundary: None)
         self.linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
                                     max_candidates=settings.max_candidates)
 
@@ -180,64 +235,120 @@ class PubMedIngestor:
         """Ingest ``records`` (any iterable; streamed in batches). Returns the run's report."""
         start = time.perf_counter()
         report = IngestReport()
+        report.stage_seconds = {"prepare": 0.0, "embed": 0.0, "write": 0.0}
         existing = self.store.articles(source="pubmed")
         known = dict(zip(existing["id"], zip(existing["content_hash"], existing["status"]))) if not existing.empty else {}
-        bar = tqdm(total=total, desc="ingest PubMed", unit="doc", disable=not self.settings.progress)
-        for chunk in _batched(records, self.settings.batch_size):
-            report.read += len(chunk)
-            todo = []
-            for record in chunk:
-                previous = known.get(f"pubmed:{record.pmid}")
-                if previous and previous[0] == content_hash(record) and previous[1] == "complete":
-                    report.unchanged += 1
-                else:
-                    todo.append(record)
-            if todo:
-                self._ingest_chunk(todo, report)
-            bar.update(len(chunk))
+        bar = tqdm(total=total, desc="ingest PubMed", unit="doc", disable=not self.settings.progress,
+                   smoothing=0.1, dynamic_ncols=True)
+        seen: set[str] = set()
+
+        def todo_batches() -> Iterator[list[PubMedRecord]]:
+            for chunk in _batched(records, self.settings.batch_size):
+                report.read += len(chunk)
+                todo = []
+                for record in chunk:
+                    previous = known.get(f"pubmed:{record.pmid}")
+                    if record.pmid in seen or (previous and previous[0] == content_hash(record)
+                                               and previous[1] == "complete"):
+                        report.unchanged += 1  # a PMID repeated in the input counts once
+                    else:
+                        seen.add(record.pmid)
+                        todo.append(record)
+                bar.update(len(chunk) - len(todo))
+                if todo:
+                    yield todo
+
+        for prepared in self._prepared(todo_batches()):
+            report.stage_seconds["prepare"] += prepared.seconds
+            report.mentions += prepared.found
+            report.linked_mentions += prepared.linked
+            self._embed_and_commit(prepared, report)
+            bar.update(len(prepared.records))
         bar.close()
         report.seconds = time.perf_counter() - start
         log.info("PubMed ingestion: %s", report)
         return report
 
     # ------------------------------------------------------------------------------------------
-    def _ingest_chunk(self, records: list[PubMedRecord], report: IngestReport) -> None:
-        texts = [r.text for r in records]
-        mentions = self.extractor.extract_many(texts)
+    def prepare(self, records: list[PubMedRecord]) -> PreparedBatch:
+        """The prepare stage of one batch: mentions, links and the graph batch (articles ``pending``)."""
+        t0 = time.perf_counter()
+        mentions = self.extractor.extract_many([r.text for r in records])
         batch = LiteratureBatch()
+        counts = IngestReport()
         for record, found in zip(records, mentions):
-            self._add_record(batch, record, found, report)
-        embeddings = self.embedder.encode(texts, batch_size=self.settings.batch_size)
+            self._add_record(batch, record, found, counts)
+        return PreparedBatch(records, mentions, batch, counts.mentions, counts.linked_mentions,
+                             time.perf_counter() - t0)
+
+    def _prepared(self, batches: Iterator[list[PubMedRecord]]) -> Iterator[PreparedBatch]:
+        """Prepared batches in input order: in this process, or from forked workers kept ``2 * workers``
+        batches ahead of the writer (bounded memory, unlike ``Pool.imap`` which drains its input)."""
+        if self.workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+            for records in batches:
+                yield self.prepare(records)
+            return
+        global _WORKER_INGESTOR
+        _WORKER_INGESTOR = self
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(self.workers) as pool:
+            pending: deque[Any] = deque()
+            for records in batches:
+                pending.append(pool.apply_async(_prepare_in_worker, (records,)))
+                if len(pending) >= 2 * self.workers:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+        _WORKER_INGESTOR = None
+
+    def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
+        records = prepared.records
+        t0 = time.perf_counter()
+        embeddings = self.embedder.encode([r.text for r in records], batch_size=self.settings.batch_size)
+        t1 = time.perf_counter()
+        report.stage_seconds["embed"] += t1 - t0
         try:
-            self._write(batch, records, embeddings)
+            self._commit(prepared.batch, records, embeddings)
             report.ingested += len(records)
             report.passages += len(records)
         except EngramError as exc:
             log.warning("batch of %d records failed (%s); retrying one by one", len(records), exc)
             for i, record in enumerate(records):
                 single = LiteratureBatch()
-                self._add_record(single, record, mentions[i], IngestReport())
+                self._add_record(single, record, prepared.mentions[i], IngestReport())
                 try:
-                    self._write(single, [record], embeddings[i : i + 1])
+                    self._commit(single, [record], embeddings[i : i + 1])
                     report.ingested += 1
                     report.passages += 1
                 except EngramError as exc_one:
                     self._mark_error(record, str(exc_one))
                     report.failed += 1
                     report.errors.append((record.pmid, str(exc_one)))
+        report.stage_seconds["write"] += time.perf_counter() - t1
 
-    def _write(self, batch: LiteratureBatch, records: list[PubMedRecord], embeddings) -> None:  # noqa: ANN001
+    def _commit(self, batch: LiteratureBatch, records: list[PubMedRecord], embeddings: Any) -> None:
+        """Graph (articles pending) -> vectors -> status complete; see the module docstring."""
+        hook = self.fault_hook
+        hook("before_graph")
         self.store.write_literature(batch.deduplicated())
+        hook("after_graph")
         ids = [f"pubmed:{r.pmid}#p0" for r in records]
         metadata = [{"source": "pubmed", "article_id": f"pubmed:{r.pmid}", "pmid": r.pmid} for r in records]
+        half = max(1, len(ids) // 2)
         try:
-            self.vectors.upsert(ids, embeddings, metadata)
-        except Exception:
-            # Compensate: the graph write committed but its vectors did not; remove the articles so
-            # the store never holds passages that semantic ranking cannot see.
+            self.vectors.upsert(ids[:half], embeddings[:half], metadata[:half])
+            hook("mid_vectors")
+            if ids[half:]:
+                self.vectors.upsert(ids[half:], embeddings[half:], metadata[half:])
+        except EngramError:
+            # Compensate: the graph write committed but its vectors did not; remove the articles so the
+            # store never holds passages semantic ranking cannot see (a crash instead leaves them pending).
             for record in records:
                 self.store.delete_article(f"pubmed:{record.pmid}")
             raise
+        hook("after_vectors")
+        mark_complete(self.store, [f"pubmed:{r.pmid}" for r in records])
+        hook("after_status")
 
     def _mark_error(self, record: PubMedRecord, message: str) -> None:
         article = ArticleRecord(id=f"pubmed:{record.pmid}", source="pubmed", title=record.title,
@@ -253,7 +364,7 @@ class PubMedIngestor:
         section_id, passage_id = f"{article_id}#s0", f"{article_id}#p0"
         batch.articles.append(ArticleRecord(
             id=article_id, source="pubmed", title=record.title, pmid=record.pmid, year=record.year,
-            doi=record.doi, authors="; ".join(record.authors), status="complete",
+            doi=record.doi, authors="; ".join(record.authors), status="pending",
             content_hash=content_hash(record)))
         batch.sections.append(SectionRecord(id=section_id, article_id=article_id, title="Abstract", index=0))
         batch.passages.append(PassageRecord(
@@ -263,3 +374,14 @@ class PubMedIngestor:
         found, linked = self.linker.add_mentions(batch, passage_id, mentions)
         report.mentions += found
         report.linked_mentions += linked
+
+
+def mark_complete(store: GraphStore, article_ids: list[str]) -> int:
+    """Set ``status = "complete"`` on ``article_ids`` in one statement (the commit point of a batch).
+
+    Returns the number of articles updated.
+    """
+    if not article_ids:
+        return 0
+    frame = store.query(MARK_COMPLETE, {"ids": list(article_ids)})
+    return int(frame.iloc[0, 0]) if not frame.empty else 0

