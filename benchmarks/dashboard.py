@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(driver.timings)
             page.close()
         browser.close()
-    print(f"| run | first paint (s) | ready (s) | answer (s) | layout (s) | nodes | edges | blocked requests |\n"
-          f"|---|---|---|---|---|---|---|---|")
+    print("| run | first paint (s) | ready (s) | answer (s) | layout (s) | nodes | edges | blocked requests |\n"
+          "|---|---|---|---|---|---|---|---|")
     for i, t in enumerate(rows, 1):
         print(f"| {i} | {t.first_paint:.2f} | {t.ready:.2f} | {t.answer:.1f} | {t.layout:.3f} | {t.nodes} | {t.edges} "
               f"| {len(t.blocked_requests)} |")

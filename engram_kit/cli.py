@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "documents (.pdf, .html, .md) and URLs")
     _workspace_arg(p)
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
 
     p = sub.add_parser("ask", help="ask a question; prints entities, ranked passages and a cited answer")
     _workspace_arg(p)
@@ -97,12 +99,13 @@ def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | Non
     for flag, file in (("--kgx-edges", edges), ("--kgx-nodes", nodes)):
         if file is not None and file.is_dir():
             raise DataError(f"{flag} {file} is a folder; give the KGX file inside it (e.g. {file}/edges.tsv).")
-    from engram_kit.kg.kgx import load_kgx
+    from engram_kit.kg.kgx import KGXLoadReport, load_kgx
 
     stub = nodes is None or args.kgx_stub_missing
     kg = load_kgx(nodes.resolve() if nodes else None, edges.resolve(), errors="skip",
                   missing_nodes="stub" if stub else "error", name=args.kgx_name, version=args.kgx_release)
     report = kg.report
+    assert isinstance(report, KGXLoadReport)  # load_kgx returns a KGX load report
     print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
           f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
     for row in report.skipped.head(5).itertuples(index=False):
@@ -146,8 +149,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file)
+            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False))
             print(f"{file}: {report}")
+            for pmid, numbers in list(report.duplicates.items())[:10]:
+                print(f"  PMID {pmid} is listed {len(numbers)} times (records {', '.join(map(str, numbers))}); "
+                      "ingested once")
+            for problem in report.skipped[:10]:
+                print(f"  skipped: {problem}")
             if report.read == 0:
                 print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
                       "notes are not PubMed records: save them as .md to ingest them as a document.", file=sys.stderr)

@@ -250,11 +250,6 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _pubmed_ids(publications: str) -> str:
-    """``"PMID:1|OMIM:2|PMID:3"`` -> ``"1|3"`` (the PubMed ids among publication CURIEs)."""
-    return "|".join(p.partition(":")[2] for p in publications.split("|") if p.upper().startswith("PMID:"))
-
-
 def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list[str] | None = None,
                   limit: int = DEFAULT_NEIGHBOUR_LIMIT, name: str = "", kind: str = "",
                   graph_name: str = "") -> Neighbourhood:
@@ -312,11 +307,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
         edges["neighbour_id"] = edges["target"].where(edges["direction"] == "out", edges["source"])
         edges["neighbour_kind"] = edges.pop("neighbour_label").map(label_to_kind).fillna("")
         edges = with_edge_meaning(edges, schema)
-        if schema.name != "hetionet":  # Hetionet's provenance columns, filled from the KGX ones
-            edges["sources"] = [
-                "|".join(x for x in (p, a) if x)
-                for p, a in zip(edges["primary_knowledge_source"], edges["aggregator_knowledge_source"])]
-            edges["pubmed_ids"] = edges["publications"].map(_pubmed_ids)
+        edges = schema.profile.neighbour_provenance(edges)  # Hetionet-style sources/pubmed_ids columns
         for col in ("sources", "license", "unbiased", "pubmed_ids", "neighbour_name"):
             edges[col] = edges[col].fillna("").astype(str) if col in edges.columns else ""
         if wanted:
@@ -335,7 +326,7 @@ def _wanted_rel_types(schema: GraphSchema, rel_types: set[str] | list[str] | Non
         If a name is neither a relationship type nor a predicate of ``schema``.
     """
     by_name = {spec.rel_type: spec.rel_type for spec in schema.rel_specs}
-    if schema.name != "hetionet":  # Hetionet's abbreviations are not accepted here, as before
+    if schema.profile.predicates_are_names:  # Hetionet's abbreviations are not accepted here, as before
         by_name.update({spec.predicate: spec.rel_type for spec in schema.rel_specs})
     unknown = sorted(set(rel_types or ()) - set(by_name))
     if unknown:

@@ -107,13 +107,13 @@ class WorkingMemory:
         for finding in self.findings:
             finding.strength *= self.decay
         for node_id, name, kind in dict.fromkeys(entities):
-            item = self.entities.get(node_id)
-            if item is None:
+            known = self.entities.get(node_id)
+            if known is None:
                 self.entities[node_id] = MemoryEntity(node_id, name, kind, 1.0, 1, self.turn, self.turn)
             else:
-                item.strength += 1.0
-                item.turns += 1
-                item.last_turn = self.turn
+                known.strength += 1.0
+                known.turns += 1
+                known.last_turn = self.turn
         for finding in findings:
             self.findings.append(MemoryFinding(finding.text, finding.citations, finding.agent, self.turn, 1.0))
         self.entities = {k: v for k, v in self.entities.items() if v.strength >= self.forget_below}

@@ -39,8 +39,15 @@ from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
-from engram_kit.ingestion.pubmed import PubMedRecord, read_pubmed
-from engram_kit.kg.hetionet import KnowledgeGraph, load_hetionet
+from engram_kit.ingestion.pubmed import (
+    PubMedRecord,
+    check_pubmed_file,
+    read_pubmed,
+    read_pubmed_skipping,
+    unique_records,
+)
+from engram_kit.kg.graph import KnowledgeGraph
+from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
@@ -48,8 +55,8 @@ from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.results import RetrievalResult
 from engram_kit.retrieval.retriever import PPREngine, Retriever
 from engram_kit.settings import Settings
-from engram_kit.store.csr import CSRGraph
 from engram_kit.store.base import GraphStore
+from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
 from engram_kit.store.registry import get_backend
 
@@ -201,7 +208,7 @@ class Workspace:
         ws = cls(path, manifest, store, read_only=False, embedder=emb)
         ws._lexicon, ws._kg_graph = lexicon, csr
         ws._vector_server = vector_server  # keeps a token given as an argument (the manifest has none)
-        ws.vectors  # create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
+        ws.vectors  # noqa: B018 - create the (empty) vector collection now: a read-only `engram ask` before any ingest needs it
         return ws
 
     @classmethod
@@ -298,32 +305,49 @@ class Workspace:
             self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
         return self._index[1]
 
-    def retriever(self) -> Retriever:
-        """A :class:`Retriever` over this workspace."""
-        return Retriever(store=self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
+    def retriever(self, *, store: GraphStore | None = None) -> Retriever:
+        """A :class:`Retriever` over this workspace, with its PPR engine (GDS on Neo4j, else CSR). ``store``
+        replaces the workspace's store for the reads (the agents pass a lock-serialised wrapper)."""
+        return Retriever(store=store or self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                          ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"])
 
     # --- main operations -------------------------------------------------------------------------
-    def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
+    def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
+               skip_bad: bool = False) -> IngestReport:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
+
+        A file is validated whole in one streaming pass first, so ingestion is all-or-nothing per file:
+        an invalid record anywhere raises before anything is written (``skip_bad=True`` skips invalid
+        JSON Lines records instead and lists them in ``report.skipped``). A PMID listed twice is ingested
+        once and reported in ``report.duplicates``.
 
         Raises
         ------
         ReadOnlyError
             On a read-only workspace.
         UnknownFileTypeError, DataError
-            For an unsupported or malformed file (nothing is written for a malformed record batch).
+            For an unsupported or malformed file, naming the file and line; nothing of that file is written.
         """
         self._require_writable("ingest")
-        records = read_pubmed(source) if isinstance(source, (str, Path)) else source
+        check = None
+        if isinstance(source, (str, Path)):
+            check = check_pubmed_file(source, skip_bad=skip_bad)
+            bad: list[str] = []
+            records: Iterable[PubMedRecord] = unique_records(
+                read_pubmed_skipping(Path(source), bad) if skip_bad else read_pubmed(source))
+            total = total if total is not None else check.records
+        else:
+            records = unique_records(source)
         ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
                                   resolver=self.resolver, embedder=self.embedder, settings=self.settings)
         try:
             report = ingestor.ingest(records, total=total)
         finally:
             self._bump_literature_version()
+        if check is not None:
+            report.duplicates, report.skipped = check.duplicates, check.bad
         return report
 
     def retrieve(self, question: str, **kwargs: Any) -> RetrievalResult:
@@ -677,13 +701,7 @@ def _remove_partial_workspace(path: Path, *, whole_folder: bool) -> None:
 def _graph_provenance(kg: KnowledgeGraph) -> dict[str, Any]:
     """Manifest facts beyond name and release: for a KGX graph the Biolink model version, negated edges
     and the primary knowledge sources; nothing for Hetionet (its provenance is per edge)."""
-    if kg.schema.name != "kgx":
-        return {}
-    report = kg.report
-    sources = kg.edges.get("primary_knowledge_source", pd.Series(dtype=object))
-    return {"biolink_model_version": getattr(report, "biolink_model_version", ""),
-            "n_negated_edges": int(getattr(report, "n_negated", 0)),
-            "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
+    return kg.schema.profile.manifest_provenance(kg)
 
 
 def _asserted_edges(kg: KnowledgeGraph) -> pd.DataFrame:

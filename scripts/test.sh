@@ -17,6 +17,8 @@ if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
+# Static checks first (configured in pyproject.toml): lint, then types. A failure stops the run.
+bash scripts/check.sh
 # A live Neo4j 5.26 + OpenGDS server (pinned in scripts/neo4j/pom.xml, from Maven Central) for
 # tests/test_neo4j_live.py; stopped on any exit. Without java/mvn the live tests skip and say why.
 if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then

@@ -129,3 +129,38 @@ def test_chromadb_never_embeds_text(filled):
     with pytest.raises(DataError, match="never lets chromadb embed"):
         collection.query(query_texts=["a question"], n_results=1)
     assert store.count() == 30
+
+
+def _folder_state(folder):
+    """(relative path, size, sha256) of every file under ``folder``."""
+    import hashlib
+
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest())
+                  for p in folder.rglob("*") if p.is_file())
+
+
+def test_read_only_open_never_writes_the_folder_even_beside_a_writer(tmp_path):
+    """Issue 21: a read-only `engram ask` rewrote chroma.sqlite3 and the HNSW files under a writer. With
+    2,800 vectors whose HNSW index the writer has not persisted yet, a plain chromadb client opened on the
+    folder rewrites chroma.sqlite3 (checked when this test was written); the read-only store must not."""
+    folder = tmp_path / "v"
+    n = 2_800
+    ids = [f"pubmed:{i}#p0" for i in range(n + 40)]
+    vectors = _unit_rows(n + 40)
+    with VectorStore(folder, dimension=DIM, model_name=MODEL) as writer:
+        writer.upsert(ids[:2_500], vectors[:2_500], [{"source": "pubmed"}] * 2_500)
+        writer.upsert(ids[2_500:n], vectors[2_500:n], [{"source": "pubmed"}] * 300)
+        before = _folder_state(folder)
+        with VectorStore(folder, dimension=DIM, model_name=MODEL, read_only=True) as reader:
+            assert reader.count() == n
+            hits = reader.query(vectors[7], 3)
+            assert hits[0][0] == ids[7] and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+            snapshot = reader._snapshot
+            assert snapshot is not None and snapshot.exists()
+        assert _folder_state(folder) == before, "the read-only open changed the vector folder"
+        assert not snapshot.exists(), "the snapshot was not removed on close"
+        # the writer goes on; a new read-only open sees its latest commits
+        writer.upsert(ids[n:], vectors[n:], [{"source": "pubmed"}] * 40)
+        with VectorStore(folder, dimension=DIM, model_name=MODEL, read_only=True) as reader:
+            assert reader.count() == n + 40
+            assert reader.query(vectors[n + 5], 1)[0][0] == ids[n + 5]

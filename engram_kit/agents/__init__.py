@@ -1,5 +1,7 @@
 """Agents: a question fans out to specialised agents whose cited findings are merged into one answer.
 
+* :mod:`~engram_kit.agents.registry` -- the registered agents (name, routing rule, report and event type,
+  renderer); :mod:`~engram_kit.agents.builtin` registers the built-in ones;
 * :mod:`~engram_kit.agents.routing` -- which agents run, and why (visible to the user);
 * :mod:`~engram_kit.agents.literature`, :mod:`~engram_kit.agents.pathway`, :mod:`~engram_kit.agents.drug`
   (Hetionet metaedges), :mod:`~engram_kit.agents.phenotype` (Biolink graphs) -- the domain agents;
@@ -14,6 +16,7 @@ Examples
 >>> print(result.routing.describe())                                                            # doctest: +SKIP
 """
 
+from engram_kit.agents import builtin as builtin  # registers the built-in agents
 from engram_kit.agents.base import AgentContext
 from engram_kit.agents.drug import CompoundComparison, DrugAgent, DrugReport, Repurposing, auroc
 from engram_kit.agents.events import (
@@ -36,13 +39,23 @@ from engram_kit.agents.investigate import InvestigationResult, Investigator, ite
 from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.options import AgentOptions
 from engram_kit.agents.pathway import PathwayAgent, PathwayOverlap, PathwayReport, jaccard
+from engram_kit.agents.registry import (
+    AgentSpec,
+    RoutingInput,
+    agent_names,
+    agent_spec,
+    agent_specs,
+    register_agent,
+    unregister_agent,
+)
 from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
 from engram_kit.agents.routing import Route, RoutingDecision, not_applicable, route
 from engram_kit.agents.session import Session
 from engram_kit.agents.synthesis import SynthesisAgent, SynthesisReport, validate_paragraph
 
 __all__ = [
-    "AgentContext", "AgentOptions", "AgentsDoneEvent", "AnswerChunkEvent", "CompoundComparison", "DoneEvent",
+    "AgentContext", "AgentOptions", "AgentSpec", "RoutingInput", "agent_names", "agent_spec", "agent_specs",
+    "register_agent", "unregister_agent", "AgentsDoneEvent", "AnswerChunkEvent", "CompoundComparison", "DoneEvent",
     "DrugAgent", "DrugEvent", "DrugReport", "EVENT_TYPES", "ErrorEvent", "Event", "GraphPath", "GraphQueries",
     "InvestigationResult", "Investigator", "LiteratureAgent", "LockedStore", "PassagesEvent", "PathwayAgent",
     "PathwayEvent", "PathwayOverlap", "PathwayReport", "PhenotypeAgent", "PhenotypeEvent", "PhenotypeReport",

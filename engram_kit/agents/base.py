@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from engram_kit.answering import AnswerComposer
     from engram_kit.llm.base import LLM
     from engram_kit.retrieval.retriever import Retriever
+    from engram_kit.settings import Settings
 
 #: Callback an agent uses to stream an event (thread-safe; provided by the orchestrator).
 Emit = Callable[[Event], None]
@@ -41,6 +42,9 @@ class AgentContext:
     retriever, composer : the workspace's retrieval and answer composition (literature agent).
     llm : an LLM provider, or None for the offline, extractive path.
     options : agent parameters.
+    damping : PPR damping of the workspace (probability of following an edge, in (0, 1)).
+    settings : the workspace's :class:`~engram_kit.settings.Settings` (None in unit tests that build a context
+        by hand). Agents get this narrow context, never the workspace.
     """
 
     question: str
@@ -53,6 +57,7 @@ class AgentContext:
     memory_seeds: dict[str, float] = field(default_factory=dict)
     options: AgentOptions = field(default_factory=AgentOptions)
     damping: float = 0.5
+    settings: Settings | None = None
 
     def of_kind(self, *kinds: str, with_memory: bool = True) -> list[ResolvedEntity]:
         """Question entities of the given Hetionet kinds; memory entities of those kinds when the

@@ -191,7 +191,7 @@ class GraphQueries:
         if not isinstance(self.store, LockedStore):
             self.store = LockedStore(self.store)  # type: ignore[arg-type]
         if not self.graph_name:
-            self.graph_name = "Hetionet" if self.schema.name == "hetionet" else "KGX graph"
+            self.graph_name = self.schema.profile.display_name
 
     @property
     def schema(self) -> GraphSchema:

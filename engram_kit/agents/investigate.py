@@ -18,6 +18,7 @@ Three ways in:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import queue
 import threading
@@ -29,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from engram_kit.agents.base import Agent, AgentContext
-from engram_kit.agents.drug import DrugAgent, DrugReport
 from engram_kit.agents.events import (
     AgentsDoneEvent,
     Event,
@@ -38,13 +38,11 @@ from engram_kit.agents.events import (
     StatusEvent,
 )
 from engram_kit.agents.graph import GraphQueries, LockedStore, QueryRecord
-from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.options import AgentOptions
-from engram_kit.agents.pathway import PathwayAgent, PathwayReport
-from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
-from engram_kit.agents.routing import AGENT_ORDER, RoutingDecision, route
+from engram_kit.agents.registry import agent_names, agent_specs, findings_of, registered
+from engram_kit.agents.routing import RoutingDecision, route
 from engram_kit.agents.synthesis import SynthesisAgent, SynthesisReport
-from engram_kit.answering import Answer, AnswerComposer, Claim, ExtractiveComposer
+from engram_kit.answering import AnswerComposer, Claim, ExtractiveComposer
 from engram_kit.errors import QueryError
 from engram_kit.retrieval.results import ResolvedEntity
 from engram_kit.retrieval.retriever import Retriever
@@ -65,8 +63,11 @@ class InvestigationResult:
     entities, unresolved : resolved question entities (PPR seeds) and mentions that did not resolve.
     memory_seeds : node id -> extra PPR seed weight from session memory (empty without a session).
     routing : which agents ran and why.
-    literature, pathway, drug, synthesis : each agent's result, None if it did not run or failed.
-    phenotype : the phenotype agent's result (Biolink graphs), None if it did not run or failed.
+    reports : agent name -> its report (the literature agent's is an :class:`~engram_kit.answering.Answer`), for
+        every agent that ran and succeeded, registered (:mod:`engram_kit.agents.registry`) or injected. Read one
+        with :meth:`report` or as an attribute: ``result.drug`` is ``result.report("drug")`` (None if it did
+        not run or failed).
+    synthesis : the merged answer, None if synthesis failed.
     errors : ``error`` events of failed agents.
     timings : seconds per agent (``literature``...), ``resolve`` and ``total``.
     queries : every graph query the agents ran, with its rows (``q1``, ``q2``...).
@@ -79,9 +80,7 @@ class InvestigationResult:
     unresolved: list[str]
     memory_seeds: dict[str, float]
     routing: RoutingDecision
-    literature: Answer | None = None
-    pathway: PathwayReport | None = None
-    drug: DrugReport | None = None
+    reports: dict[str, Any] = field(default_factory=dict)
     synthesis: SynthesisReport | None = None
     errors: list[ErrorEvent] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -89,17 +88,29 @@ class InvestigationResult:
     llm: str | None = None
     options: AgentOptions = field(default_factory=AgentOptions)
     memory_entities: list[ResolvedEntity] = field(default_factory=list)
-    phenotype: PhenotypeReport | None = None
+
+    def report(self, agent: str) -> Any:
+        """The report of ``agent``, or None if it did not run or failed."""
+        return self.reports.get(agent)
+
+    def __getattr__(self, name: str) -> Any:
+        # ``result.drug``: a registered agent's report by name (None when it did not run).
+        if not name.startswith("_") and name != "reports" and registered(name) is not None:
+            return self.reports.get(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def ordered_reports(self) -> list[tuple[str, Any]]:
+        """(agent, report) in registry display order, then injected agents' reports in the order they finished."""
+        names = [n for n in agent_names() if n in self.reports] + [n for n in self.reports if registered(n) is None]
+        return [(n, self.reports[n]) for n in names]
 
     def agent_claims(self) -> list[tuple[str, Claim]]:
-        """(agent, claim) for every claim of every agent, in :data:`AGENT_ORDER`."""
+        """(agent, claim) for every claim of every agent in display order, then the LLM synthesis's claims."""
         out: list[tuple[str, Claim]] = []
-        if self.literature is not None:
-            out += [("literature", c) for c in self.literature.claims]
-        for agent in ("pathway", "drug", "phenotype"):
-            report = getattr(self, agent)
-            if report is not None:
-                out += [(agent, c) for c in report.findings]
+        for agent, report in self.ordered_reports():
+            spec = registered(agent)
+            claims = spec.claims(report) if spec is not None else findings_of(report)
+            out += [(agent, c) for c in claims]
         if self.synthesis is not None:
             out += [("synthesis", c) for c in self.synthesis.claims] if self.synthesis.mode != "deterministic" else []
         return out
@@ -124,8 +135,11 @@ class InvestigationResult:
         lines += [f"- {r.agent}: {'ran' if r.runs else 'skipped'} — {'; '.join(r.reasons)}" for r in self.routing.routes]
         if self.memory_seeds:
             lines += ["", "Session memory seeds: " + ", ".join(f"{k} ({v:.2f})" for k, v in self.memory_seeds.items())]
-        for agent in ("literature", "pathway", "drug", "phenotype"):
-            claims = [c for a, c in self.agent_claims() if a == agent]
+        claims_by_agent: dict[str, list[Claim]] = {}
+        for agent, claim in self.agent_claims():
+            claims_by_agent.setdefault(agent, []).append(claim)
+        for agent, _ in self.ordered_reports():
+            claims = claims_by_agent.get(agent, [])
             if claims:
                 lines += ["", f"**{agent.capitalize()} agent**", ""]
                 lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]" for c in claims]
@@ -140,13 +154,13 @@ class InvestigationResult:
         return "\n".join(lines).strip()
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; ``reports`` holds each agent's ``to_dict()`` by name (every registered agent is also a
+        top-level key, None when it did not run, as in earlier versions)."""
+        reports = {name: report.to_dict() for name, report in self.ordered_reports()}
         return {
             "question": self.question, "entities": [asdict(e) for e in self.entities], "unresolved": self.unresolved,
             "memory_seeds": self.memory_seeds, "routing": self.routing.to_dict(),
-            "literature": self.literature.to_dict() if self.literature else None,
-            "pathway": self.pathway.to_dict() if self.pathway else None,
-            "drug": self.drug.to_dict() if self.drug else None,
-            "phenotype": self.phenotype.to_dict() if self.phenotype else None,
+            **{name: reports.get(name) for name in agent_names()}, "reports": reports,
             "synthesis": self.synthesis.to_dict() if self.synthesis else None,
             "errors": [e.to_dict() for e in self.errors], "timings": self.timings,
             "queries": [q.to_dict() for q in self.queries], "llm": self.llm, "options": self.options.to_dict(),
@@ -154,9 +168,8 @@ class InvestigationResult:
 
 
 def default_agents() -> dict[str, Agent]:
-    """The built-in domain agents by name (synthesis is run separately, last)."""
-    return {"literature": LiteratureAgent(), "pathway": PathwayAgent(), "drug": DrugAgent(),
-            "phenotype": PhenotypeAgent()}
+    """One instance of every registered domain agent, by name (synthesis is run separately, last)."""
+    return {spec.name: spec.factory() for spec in agent_specs()}
 
 
 _FINISHED = object()
@@ -188,8 +201,7 @@ class Investigator:
     @property
     def graph_name(self) -> str:
         """The knowledge graph's display name (workspace manifest ``knowledge_graph.name``; ``""`` if unknown)."""
-        manifest = getattr(self.workspace, "manifest", None) or {}
-        return str(manifest.get("knowledge_graph", {}).get("name", ""))
+        return str(self.workspace.manifest.get("knowledge_graph", {}).get("name", ""))
 
     # --- parts -------------------------------------------------------------------------------------
     def composer(self) -> AnswerComposer:
@@ -207,10 +219,8 @@ class Investigator:
         return ExtractiveComposer(self.workspace.embedder)
 
     def retriever(self) -> Retriever:
-        ws = self.workspace
-        return Retriever(store=self._store, vectors=ws.vectors, index=ws.graph_index,  # type: ignore[arg-type]
-                         extractor=ws.extractor, resolver=ws.resolver, embedder=ws.embedder, settings=ws.settings,
-                         graph_name=self.graph_name or None)
+        """The workspace's retriever (its PPR engine: GDS on Neo4j, else CSR) reading through the locked store."""
+        return self.workspace.retriever(store=self._store)  # type: ignore[arg-type]  # LockedStore wraps a GraphStore
 
     # --- the event stream ----------------------------------------------------------------------------
     async def events(self, question: str, *, memory_seeds: Mapping[str, float] | None = None,
@@ -245,17 +255,17 @@ class Investigator:
         t0 = time.perf_counter()
         entities, unresolved = await asyncio.to_thread(retriever.resolve_question, question, index)
         memory_entities = [e for e in memory_entities if e.node_id not in {x.node_id for x in entities}]
-        genes = [e.node_id for e in [*entities, *memory_entities] if e.kind == "Gene"]
-        binders: dict[str, int] = {}
-        if "BINDS_CbG" in schema.rel_types and "Compound" in schema.labels:  # Hetionet's compound-gene metaedge
-            binders = await asyncio.to_thread(graph.neighbour_counts, "router", genes, "Gene", "BINDS_CbG", "Compound")
-        routing = route(question, entities, memory_entities, binders, schema=schema, graph_name=graph.graph_name)
+        facts: dict[str, Any] = {}
+        for spec in agent_specs():  # graph facts the routing rules need (the drug agent's binder counts)
+            facts.update(await asyncio.to_thread(spec.facts, graph, [*entities, *memory_entities]))
+        routing = route(question, entities, memory_entities, schema=schema, graph_name=graph.graph_name, facts=facts)
         timings["resolve"] = time.perf_counter() - t0
         seeds = {k: float(v) for k, v in (memory_seeds or {}).items() if v > 0}
         yield ResolvedEvent("router", tuple(entities), tuple(unresolved), seeds, routing)
 
+        settings = self.workspace.settings
         context = AgentContext(question, entities, graph, retriever, self.composer(), self.llm,
-                               list(memory_entities), seeds, self.options, self.workspace.settings.damping)
+                               list(memory_entities), seeds, self.options, settings.damping, settings)
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[Any] = asyncio.Queue()
 
@@ -278,10 +288,10 @@ class Investigator:
                 timings[name] = time.perf_counter() - t
                 inbox.put_nowait(_FINISHED)
 
-        names = [n for n in routing.agents if n in self.agents] + [n for n in self.agents if n not in AGENT_ORDER]
+        names = [n for n in routing.agents if n in self.agents] + [n for n in self.agents if registered(n) is None]
         for name in names:
             agent = self.agents[name]
-            asyncio.ensure_future(run_one(name, lambda a=agent: a.run(context, emit)))
+            asyncio.ensure_future(run_one(name, functools.partial(agent.run, context, emit)))
         async for event in _drain(inbox, len(names)):
             yield event
 
@@ -290,11 +300,11 @@ class Investigator:
             yield event
 
         timings["total"] = time.perf_counter() - started
+        reports = {n: results[n] for n in names if n in results}
         result = InvestigationResult(
-            question, entities, unresolved, seeds, routing, results.get("literature"), results.get("pathway"),
-            results.get("drug"), results.get("synthesis"), errors, {k: round(v, 4) for k, v in timings.items()},
-            list(graph.records), getattr(self.llm, "name", None) if self.llm is not None else None, self.options,
-            list(memory_entities), results.get("phenotype"))
+            question, entities, unresolved, seeds, routing, reports, results.get("synthesis"), errors,
+            {k: round(v, 4) for k, v in timings.items()}, list(graph.records),
+            self.llm.name if self.llm is not None else None, self.options, list(memory_entities))
         if sink is not None:
             sink["result"] = result
         yield AgentsDoneEvent("router", tuple(n for n in [*names, "synthesis"] if n in results),

@@ -1,6 +1,7 @@
 """Automatic, visible routing: which agents run for a question, and why.
 
-Rules (from the resolved entity kinds; memory entities count when the question names no entity of
+Each registered agent (:mod:`engram_kit.agents.registry`) brings its own rule; the built-in rules are below
+(from the resolved entity kinds; memory entities count when the question names no entity of
 that kind, and are marked "from memory"):
 
 * **literature** always runs (PPR retrieval over the literature + answer composer).
@@ -15,7 +16,8 @@ that kind, and are marked "from memory"):
 * **synthesis** always runs last and merges what the others returned.
 
 A gene without binders does not trigger the drug agent and the decision says so, so the user sees why.
-The pathway and drug agents read Hetionet metaedges (:data:`REQUIRED_REL_TYPES`); on a graph without them
+The pathway and drug agents read Hetionet metaedges (their specs' ``requires_rel_types`` in
+:mod:`engram_kit.agents.builtin`); on a graph without them
 they are skipped with the reason "not applicable to a <graph> graph (no ...)" rather than run on nothing.
 """
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -31,8 +33,9 @@ from engram_kit.answering.extractive import asked_kind
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.retrieval.results import ResolvedEntity
 
-#: Agent names in the order their results are shown.
-AGENT_ORDER: tuple[str, ...] = ("literature", "pathway", "drug", "phenotype", "synthesis")
+if TYPE_CHECKING:
+    from engram_kit.agents.registry import RoutingInput
+
 PATHWAY_KINDS: tuple[str, ...] = ("Pathway", "Biological Process")
 #: Kinds (Biolink labels) the phenotype agent starts from, and what it reports for each.
 PHENOTYPE_REASONS: dict[str, str] = {
@@ -41,24 +44,11 @@ PHENOTYPE_REASONS: dict[str, str] = {
     "PhenotypicFeature": "the diseases and genes that have it, with provenance",
 }
 PHENOTYPE_KINDS: tuple[str, ...] = tuple(PHENOTYPE_REASONS)
-#: Node labels and Hetionet metaedges (relationship types) each Hetionet-specific agent reads: pathway
-#: membership and disease genes (pathway agent); compound targets, regulation, indications, pathways and
-#: disease genes (drug agent). Source: the agents' modules (Hetionet v1.0, Himmelstein et al., eLife 2017).
-REQUIRED_LABELS: dict[str, tuple[str, ...]] = {
-    "pathway": ("Gene", "Pathway", "BiologicalProcess", "Disease"),
-    "drug": ("Compound", "Gene", "Disease", "Pathway"),
-    "phenotype": ("PhenotypicFeature",),
-}
-REQUIRED_REL_TYPES: dict[str, tuple[str, ...]] = {
-    "pathway": ("PARTICIPATES_GpPW", "PARTICIPATES_GpBP", "ASSOCIATES_DaG"),
-    "drug": ("BINDS_CbG", "TREATS_CtD", "PALLIATES_CpD", "UPREGULATES_CuG", "DOWNREGULATES_CdG",
-             "PARTICIPATES_GpPW", "ASSOCIATES_DaG"),
-    "phenotype": (),
-}
 
 
 def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: str = "") -> str:
-    """Why ``agent`` cannot run on a graph of ``schema`` (default Hetionet), or ``""`` when it can.
+    """Why ``agent`` cannot run on a graph of ``schema`` (default Hetionet), or ``""`` when it can (its spec's
+    ``requires_labels`` and ``requires_rel_types`` are all in the schema; an unregistered name needs nothing).
 
     Returns
     -------
@@ -66,12 +56,15 @@ def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: st
         e.g. ``"not applicable to a Monarch KG sample graph (no Compound nodes; no BINDS_CbG, TREATS_CtD,
         PALLIATES_CpD... edges: the drug agent reads Hetionet metaedges)"``.
     """
+    from engram_kit.agents.registry import registered
+
     schema = schema or HETIONET_SCHEMA
-    labels = [x for x in REQUIRED_LABELS.get(agent, ()) if x not in schema.labels]
-    rels = [x for x in REQUIRED_REL_TYPES.get(agent, ()) if x not in schema.rel_types]
+    spec = registered(agent)
+    labels = [x for x in (spec.requires_labels if spec else ()) if x not in schema.labels]
+    rels = [x for x in (spec.requires_rel_types if spec else ()) if x not in schema.rel_types]
     if not labels and not rels:
         return ""
-    graph = graph_name or ("Hetionet" if schema.name == "hetionet" else "KGX")
+    graph = graph_name or schema.profile.short_name
     missing = []
     if labels:
         missing.append(f"no {', '.join(labels)} nodes")
@@ -141,8 +134,8 @@ def _label(entity: ResolvedEntity, from_memory: bool) -> str:
 
 def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Sequence[ResolvedEntity] = (),
           binder_counts: Mapping[str, int] | None = None, *, schema: GraphSchema | None = None,
-          graph_name: str = "") -> RoutingDecision:
-    """Decide which agents run (see the module docstring for the rules).
+          graph_name: str = "", facts: Mapping[str, Any] | None = None) -> RoutingDecision:
+    """Decide which agents run: each registered agent's rule (:mod:`engram_kit.agents.registry`), in display order.
 
     Parameters
     ----------
@@ -150,48 +143,56 @@ def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Se
     entities : resolved question entities.
     memory_entities : entities carried over from session memory.
     binder_counts : gene node id -> number of compounds binding it (``BINDS_CbG``); genes absent count 0.
-    schema : the graph's schema (default Hetionet v1.0): agents whose metaedges it lacks are skipped.
+        Shorthand for ``facts={"binder_counts": ...}``.
+    schema : the graph's schema (default Hetionet v1.0): agents whose labels or relationship types it lacks are
+        listed as not applicable; agents its profile does not list are left out.
     graph_name : the graph's display name for those reasons (``"Monarch KG sample"``).
+    facts : facts gathered by the specs' ``facts`` hooks (see :class:`~engram_kit.agents.registry.RoutingInput`).
 
     Returns
     -------
     RoutingDecision
-        One :class:`Route` per agent of :data:`AGENT_ORDER`; on Hetionet the phenotype agent is not listed
+        One :class:`Route` per listed agent, then ``synthesis``; on Hetionet the phenotype agent is not listed
         (the pathway and drug agents cover it).
     """
-    binder_counts = binder_counts or {}
+    from engram_kit.agents.registry import RoutingInput, agent_specs
+
     schema = schema or HETIONET_SCHEMA
-
-    def pick(*kinds: str) -> list[tuple[ResolvedEntity, bool]]:
-        found = [(e, False) for e in entities if e.kind in kinds]
-        return found or [(e, True) for e in memory_entities if e.kind in kinds]
-
-    routes = [Route("literature", True, ("always: PPR retrieval over the literature and a cited answer",))]
-    for decided in _hetionet_routes(question, pick, binder_counts):
-        reason = not_applicable(decided.agent, schema, graph_name)  # "" on Hetionet
-        routes.append(Route(decided.agent, False, (reason,)) if reason else decided)
-    if schema.name != "hetionet":
-        reason = not_applicable("phenotype", schema, graph_name)
-        phenotype = [f"{_label(e, m)}: {PHENOTYPE_REASONS[e.kind]}" for e, m in pick(*PHENOTYPE_KINDS)]
-        why = (reason,) if reason else tuple(phenotype) or ("no Gene, Disease or PhenotypicFeature entity",)
-        routes.append(Route("phenotype", bool(phenotype) and not reason, why))
+    merged: dict[str, Any] = dict(facts or {})
+    if binder_counts is not None:
+        merged["binder_counts"] = binder_counts
+    seen = RoutingInput(question, tuple(entities), tuple(memory_entities), merged, schema, graph_name)
+    routes: list[Route] = []
+    for spec in agent_specs():
+        if not schema.profile.lists_agent(spec.name):
+            continue
+        reason = not_applicable(spec.name, schema, graph_name)  # "" when the graph has what it reads
+        routes.append(Route(spec.name, False, (reason,)) if reason else spec.route(seen))
     routes.append(Route("synthesis", True, ("always: merges what the other agents returned",)))
     return RoutingDecision(routes)
 
 
-def _hetionet_routes(question: str, pick: Callable[..., list[tuple[ResolvedEntity, bool]]],
-                     binder_counts: Mapping[str, int]) -> list[Route]:
-    """The pathway and drug routes (rules in the module docstring)."""
-    routes: list[Route] = []
-    pathway_reasons = [f"{_label(e, m)} is a pathway-level entity" for e, m in pick(*PATHWAY_KINDS)]
-    pathway_reasons += [f"{_label(e, m)} is a gene: its pathways and paths" for e, m in pick("Gene")]
-    routes.append(Route("pathway", bool(pathway_reasons),
-                        tuple(pathway_reasons) or ("no Pathway, Biological Process or Gene entity",)))
+# --- the built-in agents' routing rules (registered in engram_kit.agents.builtin) ----------------------------
+def literature_route(seen: RoutingInput) -> Route:
+    """The literature agent always runs."""
+    return Route("literature", True, ("always: PPR retrieval over the literature and a cited answer",))
 
-    drug_reasons, drug_notes = [], []
-    drug_reasons += [f"{_label(e, m)} is a compound" for e, m in pick("Compound")]
-    wants_drugs = asked_kind(question) == "Compound"
-    for e, m in pick("Gene"):
+
+def pathway_route(seen: RoutingInput) -> Route:
+    """Pathway / Biological Process entities, or any Gene."""
+    reasons = [f"{_label(e, m)} is a pathway-level entity" for e, m in seen.pick(*PATHWAY_KINDS)]
+    reasons += [f"{_label(e, m)} is a gene: its pathways and paths" for e, m in seen.pick("Gene")]
+    return Route("pathway", bool(reasons), tuple(reasons) or ("no Pathway, Biological Process or Gene entity",))
+
+
+def drug_route(seen: RoutingInput) -> Route:
+    """Compounds; genes with binders; genes without binders or diseases when the question asks for compounds."""
+    binder_counts: Mapping[str, int] = seen.facts.get("binder_counts") or {}
+    drug_reasons: list[str] = []
+    drug_notes: list[str] = []
+    drug_reasons += [f"{_label(e, m)} is a compound" for e, m in seen.pick("Compound")]
+    wants_drugs = asked_kind(seen.question) == "Compound"
+    for e, m in seen.pick("Gene"):
         n = int(binder_counts.get(e.node_id, 0))
         text = f"{_label(e, m)} has {n} known binder{'s' if n != 1 else ''} (BINDS_CbG)"
         if not n and wants_drugs:
@@ -199,11 +200,17 @@ def _hetionet_routes(question: str, pick: Callable[..., list[tuple[ResolvedEntit
                                        "and pathways")
         else:
             (drug_reasons if n else drug_notes).append(text)
-    for e, m in pick("Disease"):
+    for e, m in seen.pick("Disease"):
         if wants_drugs:
             drug_reasons.append(f"{_label(e, m)} is a disease and the question asks for compounds: repurposing")
         else:
             drug_notes.append(f"{_label(e, m)} is a disease but the question does not ask for compounds")
-    routes.append(Route("drug", bool(drug_reasons),
-                        tuple(drug_reasons + drug_notes) or ("no Compound, bound Gene or drug-seeking Disease",)))
-    return routes
+    return Route("drug", bool(drug_reasons),
+                 tuple(drug_reasons + drug_notes) or ("no Compound, bound Gene or drug-seeking Disease",))
+
+
+def phenotype_route(seen: RoutingInput) -> Route:
+    """A Gene, Disease or PhenotypicFeature entity (on graphs with PhenotypicFeature nodes)."""
+    phenotype = [f"{_label(e, m)}: {PHENOTYPE_REASONS[e.kind]}" for e, m in seen.pick(*PHENOTYPE_KINDS)]
+    return Route("phenotype", bool(phenotype),
+                 tuple(phenotype) or ("no Gene, Disease or PhenotypicFeature entity",))

@@ -1,7 +1,7 @@
 """Synthesis agent: merges the other agents' findings into one answer, citing only what they returned.
 
 Offline (no LLM) the merge is deterministic: the first findings of each agent in the fixed order
-literature, pathway, drug, phenotype (up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
+of the agent registry (literature, pathway, drug, phenotype, then any other registered agent; up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
 plus *cross-agent links*: graph entities named in a graph finding that also appear in a top literature
 passage, which is where two independent kinds of evidence agree.
 
@@ -20,6 +20,7 @@ from typing import Any
 
 from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
+from engram_kit.agents.registry import agent_names, findings_of, registered
 from engram_kit.answering import Answer, Claim
 
 _MARKER = re.compile(r"\[F(\d+)\]")
@@ -69,16 +70,24 @@ class SynthesisReport:
                 "cross_links": self.cross_links, "withheld": self.withheld, "mode": self.mode}
 
 
+def _ordered(results: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(agent, report) of the agents that returned one: registered agents in display order, then others."""
+    names = [n for n in agent_names() if results.get(n) is not None]
+    names += [n for n, r in results.items() if registered(n) is None and n != "synthesis" and r is not None]
+    return [(n, results[n]) for n in names]
+
+
+def _claims(agent: str, report: Any) -> list[Claim]:
+    spec = registered(agent)
+    return spec.claims(report) if spec is not None else findings_of(report)
+
+
 def collect_findings(results: dict[str, Any], limit: int) -> list[AgentFinding]:
-    """Number the agents' claims ``F1..Fn``: round-robin over literature, pathway, drug, phenotype so every
-    agent is represented, duplicates (same citations) dropped."""
+    """Number the agents' claims ``F1..Fn``: round-robin over the agents in registry order (literature, pathway,
+    drug, phenotype, then any other) so every agent is represented, duplicates (same citations) dropped."""
     queues: list[tuple[str, list[Claim]]] = []
-    for agent in ("literature", "pathway", "drug", "phenotype"):
-        result = results.get(agent)
-        if result is None:
-            continue
-        claims = result.claims if isinstance(result, Answer) else result.findings
-        queues.append((agent, [c for c in claims if c.citations]))  # uncited statements are never merged
+    for agent, result in _ordered(results):
+        queues.append((agent, [c for c in _claims(agent, result) if c.citations]))  # uncited: never merged
     out: list[AgentFinding] = []
     seen: set[tuple[str, ...]] = set()
     while len(out) < limit and any(q for _, q in queues):
@@ -101,8 +110,8 @@ def cross_links(results: dict[str, Any]) -> list[str]:
     if not isinstance(answer, Answer):
         return []
     mentioned = {m.lower() for p in answer.retrieval.passages for m in p.entities}
-    texts = " ".join(c.text.lower() for agent in ("pathway", "drug", "phenotype") if results.get(agent) is not None
-                     for c in results[agent].findings)
+    texts = " ".join(c.text.lower() for agent, report in _ordered(results) if not isinstance(report, Answer)
+                     for c in _claims(agent, report))
     return sorted({name for name in mentioned if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", texts)})
 
 
@@ -127,10 +136,10 @@ class SynthesisAgent:
 
     @staticmethod
     def _deterministic(findings: list[AgentFinding], links: list[str]) -> SynthesisReport:
-        headings = {"literature": "From the literature", "pathway": "From pathways and graph paths",
-                    "drug": "From compounds and targets", "phenotype": "From diseases and phenotypes"}
         lines: list[str] = []
-        for agent, heading in headings.items():
+        for agent in dict.fromkeys([*agent_names(), *(f.agent for f in findings)]):
+            spec = registered(agent)
+            heading = spec.heading if spec is not None else f"From the {agent} agent"
             mine = [f for f in findings if f.agent == agent]
             if mine:
                 lines.append(f"**{heading}:** " + " ".join(f"{f.claim.text.rstrip('.')}. [{f.label}]" for f in mine))
@@ -158,7 +167,7 @@ class SynthesisAgent:
         text = "".join(pieces).strip()
         claims, withheld = validate_paragraph(text, findings)
         kept = " ".join(c.text for c in claims)
-        return SynthesisReport(kept, claims, findings, links, withheld, getattr(llm, "name", "llm"))
+        return SynthesisReport(kept, claims, findings, links, withheld, llm.name)
 
 
 def validate_paragraph(text: str, findings: list[AgentFinding]) -> tuple[list[Claim], int]:

@@ -102,6 +102,7 @@ def link_to_knowledge_graph(
     rows = []
     for a, b, d in graph.edges(data=True):
         na, nb = graph.nodes[a], graph.nodes[b]
+        metaedges: tuple[str, ...]
         if not (na.get("resolved", True) and nb.get("resolved", True)):
             status, metaedges = "unlinked entity", ()
         else:

@@ -9,7 +9,7 @@ hyphenated and nominal forms:
 relation            active: ``A <verb> B`` (A -> B)       passive / reversed: ``B <verb> by A`` (A -> B)
 ==================  ===================================  ============================================
 CAUSES              induces, causes, leads to, triggers   induced by, caused by, due to, secondary to;
-                    ``A-induced B``                       
+                    ``A-induced B``
 INHIBITS            inhibits, blocks, suppresses,         inhibited by, blocked by ...; ``B inhibitor A``
                     ``A, an inhibitor of B``
 ACTIVATES           activates, stimulates, enhances,      activated by, stimulated by ...; ``B agonist A``

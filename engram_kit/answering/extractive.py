@@ -22,6 +22,7 @@ from functools import lru_cache
 from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
+from engram_kit.kg.profiles import profile_for
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
@@ -151,7 +152,7 @@ class ExtractiveComposer:
                 continue
             other = target if source in seeds else source
             if other in seeds:  # an edge between two seeds: one claim per undirected pair
-                if result.graph == "hetionet":
+                if profile_for(result.graph).edges_stored_once:
                     if source > target:  # Hetionet's established rule (it stores each edge once), kept as is
                         continue
                 elif not edge.directed:

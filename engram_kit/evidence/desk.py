@@ -44,6 +44,7 @@ from engram_kit.evidence.templates import (
     template_cypher,
 )
 from engram_kit.extraction import EntityExtractor
+from engram_kit.kg.profiles import profile_for
 from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.llm.base import LLM
@@ -305,8 +306,7 @@ class EvidenceDesk:
         chosen = pick_template(question, entities, self.graph_schema)
         if chosen is None:
             names = ", ".join(f"{e.name} ({e.label})" for e in entities[:5]) or "none"
-            example = ("'What does metformin treat?'" if self.graph_schema.name == "hetionet"
-                       else "'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'")
+            example = self.graph_schema.profile.desk_example
             note = (f"No offline template matches this question (entities found: {names}). Offline the desk "
                     f"answers entity + relation questions such as {example}; use an LLM for other shapes.")
             return DeskResult(question, OFFLINE_MODE, entities, notes=[note])
@@ -383,7 +383,7 @@ class EvidenceDesk:
     # --- with an LLM ----------------------------------------------------------------------------------------
     def _with_llm(self, question: str, entities: list[EntityMatch], runner: QueryRunner, llm: LLM) -> DeskResult:
         schema = self.schema()
-        graph = schema.graph_name if schema.graph == "hetionet" else f"{schema.graph_name}, a Biolink KGX graph"
+        graph = profile_for(schema.graph).graph_for_llm(schema.graph_name)
         plan = llm.structured([{"role": "user", "content": self._plan_prompt(question, entities)}], QueryPlan,
                               system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries, graph=graph,
                                                         schema=schema.describe()),

@@ -25,10 +25,16 @@ Policy (each rule raises :class:`~engram_kit.errors.QueryGuardError` naming it)
    are refused, ``*1..3``, ``*..2`` and ``*3`` pass. Quantified path patterns (``(...){1,}``, ``(...)+``)
    are refused unless bounded by <= 4. ``(a) * (b)`` after a closing parenthesis is read as a quantifier
    and refused (fail closed).
-6. At most :data:`MAX_QUERY_CHARS` characters.
+6. At most :data:`MAX_QUERY_CHARS` characters and :data:`MAX_NESTING` levels of brackets and ``CASE``
+   (a list literal nested 1,000 deep crashed LadybugDB's parser with SIGSEGV; 300 nested ``CASE`` ran
+   for minutes past the timeout).
 
-The guard is the first line of defence; the desk also runs every query inside a ``READ ONLY``
-transaction with a timeout (see :mod:`engram_kit.evidence.runner`).
+A keyword is only a keyword where a clause can stand: an alias after ``AS`` (``RETURN n AS start``), a
+map key before ``:`` (``{create: 1}``) and a property name after ``.`` (``n.set``) are names.
+
+The guard is the first line of defence. The desk then runs every query in a child process that checks
+the database's own query plan for file and write operators, streams at most the row and byte caps, and is
+stopped at the timeout or the memory cap (:mod:`engram_kit.store.isolated`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ from engram_kit.errors import QueryGuardError
 MAX_HOPS = 4
 #: Longest query text accepted, in characters.
 MAX_QUERY_CHARS = 8_000
+#: Deepest nesting of ``( [ {`` and ``CASE ... END`` accepted. Real desk queries nest under 10 levels.
+MAX_NESTING = 32
 #: Keywords that write, change the schema, touch files/extensions or control transactions.
 FORBIDDEN_KEYWORDS: frozenset[str] = frozenset({
     "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "LOAD", "INSTALL",
@@ -148,13 +156,40 @@ def _is_property_name(tokens: list[Token], i: int) -> bool:
     return i > 0 and tokens[i - 1].kind == "op" and tokens[i - 1].text == "."
 
 
+def _is_name_position(tokens: list[Token], i: int) -> bool:
+    """True where an identifier can only be a name: a property (``n.set``), an alias (``AS start``) or a
+    map key (``{create: 1}``)."""
+    if _is_property_name(tokens, i):
+        return True
+    previous = tokens[i - 1] if i > 0 else None
+    if previous is not None and previous.kind == "ident" and previous.upper == "AS":
+        return True
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (following is not None and following.kind == "op" and following.text == ":"
+            and previous is not None and previous.kind == "op" and previous.text in ("{", ","))
+
+
+def _check_nesting(tokens: list[Token]) -> None:
+    depth = 0
+    for token in tokens:
+        opens = token.kind == "op" and token.text in "([{" or token.kind == "ident" and token.upper == "CASE"
+        closes = token.kind == "op" and token.text in ")]}" or token.kind == "ident" and token.upper == "END"
+        if opens:
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _refuse("nested too deeply", f"more than {MAX_NESTING} levels of brackets or CASE at "
+                              f"character {token.position}", "Flatten the expression (use WITH to name parts).")
+        elif closes:
+            depth = max(0, depth - 1)
+
+
 def _check_keywords(tokens: list[Token]) -> None:
     first = tokens[0]
     if first.kind != "ident" or first.upper not in READ_START_KEYWORDS:
         raise _refuse("not a read", f"it starts with {first.text!r}",
                       "Start with MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN or CALL of an allowed procedure.")
     for i, token in enumerate(tokens):
-        if token.kind == "ident" and token.upper in FORBIDDEN_KEYWORDS and not _is_property_name(tokens, i):
+        if token.kind == "ident" and token.upper in FORBIDDEN_KEYWORDS and not _is_name_position(tokens, i):
             raise _refuse("write or admin keyword", f"{token.upper} at character {token.position}",
                           "The evidence desk is read-only: use MATCH/RETURN queries only.")
 
@@ -292,8 +327,53 @@ def check_query(cypher: str) -> GuardedQuery:
         raise _refuse("too long", f"{len(cypher):,} characters", f"Keep queries under {MAX_QUERY_CHARS:,} characters.")
     all_tokens = tokenize(cypher)
     tokens = _check_statements(all_tokens)
+    _check_nesting(tokens)
     _check_keywords(tokens)
     procedures = _check_calls(tokens)
     hops = _check_patterns(tokens)
     end = all_tokens[-1].position if len(all_tokens) > len(tokens) else len(cypher)
     return GuardedQuery(text=cypher[:end].strip(), max_hops=hops, procedures=procedures)
+
+
+def with_row_limit(cypher: str, limit: int) -> str:
+    """``cypher`` with ``LIMIT limit`` on its final ``RETURN`` when that has no ``LIMIT`` of its own.
+
+    The engine then stops producing rows at the cap instead of materialising the whole result first
+    (LadybugDB builds a result before the first row is read: ``UNWIND range(1, 300000000) AS x RETURN x``
+    took 10.4 GB). A query with ``UNION``, or whose last clause is not a top-level ``RETURN``, is returned
+    unchanged (the executor's streaming caps still apply).
+
+    Parameters
+    ----------
+    cypher : str
+        A query that passed :func:`check_query`.
+    limit : int
+        Rows wanted, >= 1 (callers pass their row cap + 1 to see whether rows were cut).
+
+    Examples
+    --------
+    >>> with_row_limit("MATCH (g:Gene) RETURN g.name ORDER BY g.name", 101)
+    'MATCH (g:Gene) RETURN g.name ORDER BY g.name LIMIT 101'
+    >>> with_row_limit("MATCH (g:Gene) RETURN g.name LIMIT 5", 101)
+    'MATCH (g:Gene) RETURN g.name LIMIT 5'
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    tokens = [t for t in tokenize(cypher) if not (t.kind == "op" and t.text == ";")]
+    depth = 0
+    last_return = -1
+    for i, token in enumerate(tokens):
+        if token.kind == "op" and token.text in "([{":
+            depth += 1
+        elif token.kind == "op" and token.text in ")]}":
+            depth = max(0, depth - 1)
+        elif token.kind == "ident" and depth == 0 and not _is_name_position(tokens, i):
+            if token.upper == "UNION":
+                return cypher
+            if token.upper == "RETURN":
+                last_return = i
+            elif token.upper == "LIMIT" and last_return >= 0:
+                return cypher
+    if last_return < 0:
+        return cypher
+    return f"{cypher.rstrip().rstrip(';').rstrip()} LIMIT {int(limit)}"

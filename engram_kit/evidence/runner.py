@@ -6,7 +6,11 @@ the row cap and the size cap (bytes of the rows' JSON) with the cut recorded. A 
 of queries and a wall-clock time; a query past either budget is refused, not run.
 
 Measured (LadybugDB 0.22): the query timeout is checked at operator boundaries, so a long scan can
-overrun it by seconds (a 50 ms timeout stopped a 30M-row UNWIND after ~5 s); the run budget still holds.
+overrun it by seconds (a 50 ms timeout stopped a 30M-row UNWIND after ~5 s) and a nested expression can
+ignore it for minutes. So the embedded store runs desk queries in a child process with a hard backstop and
+a memory cap (:mod:`engram_kit.store.isolated`), and the runner adds ``LIMIT max_rows + 1`` to a final
+``RETURN`` without one, so the engine stops at the cap. ``rows_seen`` therefore counts at most
+``max_rows + 1`` rows: ask ``count(*)`` for totals.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import pandas as pd
 
 from engram_kit.errors import EngramError, QueryError, QueryGuardError
 from engram_kit.evidence.artifacts import Artifact, graph_value, json_safe
-from engram_kit.evidence.guard import check_query
+from engram_kit.evidence.guard import check_query, with_row_limit
 from engram_kit.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,9 @@ class DeskLimits:
         Queries one run may execute: 12.
     repair_turns : int
         LLM repair turns when the validator withholds claims (0-2): 2.
+    max_memory_mb : int
+        Memory of the query process, MiB (>= 128), past which the query is stopped: 2048 (the ceiling the
+        reliability issue set for any refused input).
     """
 
     query_timeout_s: float = 10.0
@@ -53,20 +60,24 @@ class DeskLimits:
     run_seconds: float = 120.0
     run_queries: int = 12
     repair_turns: int = 2
+    max_memory_mb: int = 2048
 
     def __post_init__(self) -> None:
         if self.query_timeout_s <= 0 or self.max_rows < 1 or self.max_bytes < 1 or self.run_seconds <= 0 \
-                or self.run_queries < 1 or not 0 <= self.repair_turns <= 2:
+                or self.run_queries < 1 or not 0 <= self.repair_turns <= 2 or self.max_memory_mb < 128:
             raise QueryError(f"DeskLimits out of range: {asdict(self)}; timeouts and budgets must be positive, "
-                             "max_rows/max_bytes/run_queries >= 1 and repair_turns in 0..2.")
+                             "max_rows/max_bytes/run_queries >= 1, repair_turns in 0..2 and "
+                             "max_memory_mb >= 128.")
 
 
-def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float) -> pd.DataFrame:
-    """Run one query in a ``READ ONLY`` transaction with a timeout; return its rows.
+def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float, *,
+                      max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                      max_memory_mb: int = 2048) -> pd.DataFrame:
+    """Run one query read-only with a timeout and streaming row/byte caps; return its rows.
 
-    Delegates to :meth:`GraphStore.read_only_query`: LadybugDB runs it in a READ ONLY transaction with a query
-    timeout; Neo4j requires an ``EXPLAIN`` query type ``"r"`` and runs it in a READ session with a server-side
-    transaction timeout.
+    Delegates to :meth:`GraphStore.read_only_query`: LadybugDB runs it in a child process (plan check, READ ONLY
+    transaction, query timeout, hard backstop, memory cap, at most ``max_rows + 1`` rows); Neo4j requires an
+    ``EXPLAIN`` query type ``"r"`` and runs it in a READ session with a server-side transaction timeout.
 
     Raises
     ------
@@ -75,7 +86,8 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
     QueryError
         On timeout or any other database error.
     """
-    return store.read_only_query(cypher, parameters, timeout_s=timeout_s)
+    return store.read_only_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows, max_bytes=max_bytes,
+                                 max_memory_mb=max_memory_mb)
 
 
 @dataclass
@@ -129,7 +141,11 @@ class QueryRunner:
         remaining = self.limits.run_seconds - self.elapsed
         t0 = time.perf_counter()
         try:
-            frame = execute_read_only(self.store, guarded.text, params, min(self.limits.query_timeout_s, remaining))
+            # The engine stops at the cap instead of building the whole result (one extra row shows the cut).
+            text = with_row_limit(guarded.text, self.limits.max_rows + 1)
+            frame = execute_read_only(self.store, text, params, min(self.limits.query_timeout_s, remaining),
+                                      max_rows=self.limits.max_rows, max_bytes=self.limits.max_bytes,
+                                      max_memory_mb=self.limits.max_memory_mb)
         except QueryGuardError as exc:
             artifact.status, artifact.error = "refused", str(exc)
             return artifact

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from engram_kit.kg.profiles import profile_for
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import LITERATURE_NODE_PROPERTIES, LITERATURE_REL_TABLES
@@ -94,7 +95,7 @@ class GraphSchema:
         lines += [f"  {x.label}({', '.join(x.properties)}) [{x.count:,}]" for x in self.labels
                   if include_empty or x.count]
         lines.append("Relationships (pattern) [count]:")
-        kgx = self.graph != "hetionet"
+        kgx = profile_for(self.graph).edge_label == "predicate"  # Hetionet's text is kept exactly
         for r in self.rel_types:
             if r.count or include_empty:
                 ends = " | ".join(f"(:{a})-[:{r.rel_type}]->(:{b})" for a, b in r.endpoints[:3])
@@ -119,7 +120,7 @@ class GraphSchema:
 
 
 def _display_name(domain: DomainSchema) -> str:
-    return "Hetionet v1.0" if domain.name == "hetionet" else "a Biolink KGX graph"
+    return domain.profile.description
 
 
 def inspect_schema(store: GraphStore, *, graph_name: str = "") -> GraphSchema:

@@ -63,7 +63,7 @@ class MetadataField:
 class DocumentMetadata:
     """Title, authors, year and DOI of a document, each a :class:`MetadataField`."""
 
-    title: MetadataField = field(default_factory=MetadataField)
+    title: MetadataField = field(default_factory=lambda: MetadataField(""))
     authors: MetadataField = field(default_factory=lambda: MetadataField([]))
     year: MetadataField = field(default_factory=lambda: MetadataField(None))
     doi: MetadataField = field(default_factory=lambda: MetadataField(""))

@@ -23,6 +23,7 @@ uses; ``reprocess`` reruns the pipeline on the stored original (idempotent: same
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import logging
@@ -404,8 +405,8 @@ class DocumentPipeline:
             n, linked = self.linker.add_mentions(batch, passage.id, mentions, source_label="Passage")
             stats["mentions_passage"] += n
             stats["linked_mentions"] += linked
-        for section, mentions in zip(batch.sections, found[n_passages:-1]):
-            n, linked = self.linker.add_mentions(batch, section.id, mentions, source_label="Section")
+        for record, mentions in zip(batch.sections, found[n_passages:-1]):
+            n, linked = self.linker.add_mentions(batch, record.id, mentions, source_label="Section")
             stats["mentions_section"] += n
             stats["linked_mentions"] += linked
         n, linked = self.linker.add_mentions(batch, doc_id, found[-1], source_label="Article")
@@ -752,7 +753,8 @@ class DocumentRepository:
             return parse_html(data, url=info.get("source_url", ""), charset=info.get("charset", ""))
         return parse_plain_text(data, filename=info["filename"])
 
-    def _fail(self, doc_id: str, content_hash: str, info: dict[str, Any], message: str, entity_ids: list[str]) -> None:
+    def _fail(self, doc_id: str, content_hash: str, info: dict[str, Any], message: str,
+              entity_ids: builtins.list[str]) -> None:  # builtins: this class has a method named ``list``
         """Compensating cleanup: remove whatever of the document was written, keep an ``error`` Article."""
         log.warning("%s failed: %s", doc_id, message)
         mentioned: list[str] = []

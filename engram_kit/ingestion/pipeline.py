@@ -62,17 +62,24 @@ class IngestReport:
     linked_mentions: int = 0
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: PMIDs listed more than once in the source file -> record numbers; ingested once (the first).
+    duplicates: dict[str, list[int]] = field(default_factory=dict)
+    #: Invalid records skipped with ``skip_bad=True`` (file:line and the problem).
+    skipped: list[str] = field(default_factory=list)
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row summary (errors listed separately in :attr:`errors`)."""
-        data = {k: v for k, v in self.__dict__.items() if k != "errors"}
+        """One-row summary (errors, duplicates and skipped records listed separately)."""
+        data = {k: v for k, v in self.__dict__.items() if k not in ("errors", "duplicates", "skipped")}
+        data["duplicates"], data["skipped"] = len(self.duplicates), len(self.skipped)
         return pd.DataFrame([data])
 
     def __str__(self) -> str:
         rate = self.ingested / self.seconds if self.seconds else 0.0
         return (f"read {self.read}, ingested {self.ingested}, unchanged {self.unchanged}, failed {self.failed}; "
                 f"{self.passages} passages, {self.mentions} mentions ({self.linked_mentions} linked) "
-                f"in {self.seconds:.1f} s ({rate:.1f} docs/s)")
+                f"in {self.seconds:.1f} s ({rate:.1f} docs/s)"
+                + (f"; {len(self.duplicates)} PMIDs listed more than once (ingested once)" if self.duplicates else "")
+                + (f"; {len(self.skipped)} invalid records skipped" if self.skipped else ""))
 
 
 def content_hash(record: PubMedRecord) -> str:

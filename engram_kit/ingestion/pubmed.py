@@ -19,13 +19,23 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram_kit.errors import DataError, UnknownFileTypeError
 
 _YEAR = re.compile(r"(1[89]\d\d|20\d\d)")
+
+#: Longest JSON Lines line read, in characters, checked while streaming (never after loading the line):
+#: 1 MiB. A real PubMed record is under 30 KB (MEDLINE abstracts are capped at ~10,000 words); a gzipped
+#: line that expands to 1 GB reached 9 GB RSS before this limit.
+MAX_LINE_CHARS = 1 << 20
+#: Longest abstract accepted, characters (200,000: far above any MEDLINE abstract, below spaCy's
+#: 1,000,000-character limit that raised E088 mid-ingest).
+MAX_ABSTRACT_CHARS = 200_000
+#: Longest title accepted, characters.
+MAX_TITLE_CHARS = 5_000
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,28 @@ class PubMedRecord:
     journal: str = ""
     authors: tuple[str, ...] = field(default_factory=tuple)
     doi: str = ""
+
+    def __post_init__(self) -> None:
+        """Typed validation, so the API refuses what the file readers refuse (``pmid="abc"``, an empty or
+        non-string abstract, oversized text)."""
+        where = f"record {self.pmid!r}"
+        if not isinstance(self.pmid, str) or not self.pmid.isdigit() or self.pmid.startswith("0"):
+            raise DataError(f"{where}: PMID must be a positive integer written as digits (e.g. '31452104'); "
+                            "fix or remove the record.")
+        for name, value, limit in (("title", self.title, MAX_TITLE_CHARS),
+                                   ("abstract", self.abstract, MAX_ABSTRACT_CHARS)):
+            if not isinstance(value, str):
+                raise DataError(f"{where}: '{name}' must be text, got {type(value).__name__}; fix the record.")
+            if len(value) > limit:
+                raise DataError(f"{where}: '{name}' has {len(value):,} characters, more than the {limit:,} "
+                                "allowed; this is not one PubMed record (split or fix it).")
+        if not self.abstract.strip():
+            raise DataError(f"{where}: the abstract is empty; there is nothing to retrieve. Remove the record.")
+        if self.year is not None and not isinstance(self.year, int):
+            raise DataError(f"{where}: 'year' must be an integer or None, got {type(self.year).__name__}.")
+        if not isinstance(self.journal, str) or not isinstance(self.doi, str) \
+                or not all(isinstance(a, str) for a in self.authors):
+            raise DataError(f"{where}: 'journal', 'doi' and each author must be text; fix the record.")
 
     @property
     def text(self) -> str:
@@ -74,43 +106,153 @@ def _clean_year(value: object) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _bounded_lines(fh: io.TextIOBase, path: Path) -> Iterator[tuple[int, str]]:
+    """``(line_no, line)`` pairs, refusing a line longer than :data:`MAX_LINE_CHARS` as soon as the limit
+    is passed (the rest of the line is never read into memory)."""
+    line_no = 0
+    while True:
+        line = fh.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        line_no += 1
+        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+            raise DataError(f"{path.name}:{line_no}: the line is longer than {MAX_LINE_CHARS:,} characters (read "
+                            "stopped there); one PubMed record is far shorter. Check the file (a corrupt or "
+                            "concatenated export?) and split it into one JSON object per line.")
+        yield line_no, line
+
+
+def _text_field(obj: dict[str, object], name: str, where: str) -> str:
+    value = obj.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise DataError(f"{where}: '{name}' must be a JSON string, got {type(value).__name__} ({str(value)[:40]!r}); "
+                        "fix the record.")
+    return value.strip()
+
+
+def _record_from_line(line: str, where: str) -> PubMedRecord:
+    """One JSON Lines record, validated; ``where`` (``file:line``) starts every error message."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: not valid JSON ({exc.msg}); each line must be one JSON object.") from exc
+    except RecursionError as exc:
+        raise DataError(f"{where}: the JSON is nested too deeply; each line must be one flat record.") from exc
+    if not isinstance(obj, dict):
+        raise DataError(f"{where}: expected a JSON object with 'pmid' and 'abstract'.")
+    abstract = _text_field(obj, "abstract", where)
+    if not abstract:
+        raise DataError(f"{where}: record {obj.get('pmid')!r} has no 'abstract' text; remove it or add one.")
+    authors = obj.get("authors") or ()
+    if not isinstance(authors, (list, tuple)) or not all(isinstance(a, str) for a in authors):
+        raise DataError(f"{where}: 'authors' must be a list of strings; fix the record.")
+    try:
+        return PubMedRecord(pmid=_clean_pmid(obj.get("pmid"), where), title=_text_field(obj, "title", where),
+                            abstract=abstract, year=_clean_year(obj.get("year")),
+                            journal=_text_field(obj, "journal", where), authors=tuple(authors),
+                            doi=_text_field(obj, "doi", where))
+    except DataError as exc:
+        message = str(exc)
+        raise DataError(message if message.startswith(where) else f"{where}: {message}") from None
+
+
+def _jsonl_lines(path: Path) -> Iterator[tuple[str, str]]:
+    """``(where, line)`` for the non-blank lines of a JSON Lines file, with bounded line length."""
+    try:
+        with _open_text(path) as fh:
+            for line_no, line in _bounded_lines(fh, path):
+                if line.strip():
+                    yield f"{path.name}:{line_no}", line
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: text is not UTF-8 ({exc.reason}); re-encode the file as UTF-8.") from exc
+    except (OSError, EOFError) as exc:  # gzip: truncated or corrupt stream
+        raise DataError(f"{path}: the file could not be read to its end ({exc}); download or copy it again.") from exc
+
+
 def read_jsonl(path: str | Path) -> Iterator[PubMedRecord]:
-    """Yield records from a JSON Lines file (plain or gzip).
+    """Yield records from a JSON Lines file (plain or gzip), streaming with bounded line sizes.
 
     Raises
     ------
     DataError
-        On invalid JSON, a missing ``pmid``/``abstract``, or text that is not UTF-8; the message
-        gives the file and line number.
+        On invalid JSON, a line over :data:`MAX_LINE_CHARS`, a missing or mistyped field (``"abstract":
+        12345``), a missing ``pmid``/``abstract``, or text that is not UTF-8; the message gives the file and
+        line number.
     """
-    path = Path(path)
-    try:
-        with _open_text(path) as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path.name}:{line_no}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{where}: not valid JSON ({exc.msg}); each line must be one JSON object.") from exc
-                if not isinstance(obj, dict):
-                    raise DataError(f"{where}: expected a JSON object with 'pmid' and 'abstract'.")
-                abstract = (obj.get("abstract") or "").strip()
-                if not abstract:
-                    raise DataError(f"{where}: record {obj.get('pmid')!r} has no 'abstract' text; remove it or add one.")
-                authors = obj.get("authors") or ()
-                yield PubMedRecord(
-                    pmid=_clean_pmid(obj.get("pmid"), where),
-                    title=(obj.get("title") or "").strip(),
-                    abstract=abstract,
-                    year=_clean_year(obj.get("year")),
-                    journal=(obj.get("journal") or "").strip(),
-                    authors=tuple(authors) if isinstance(authors, list) else (),
-                    doi=(obj.get("doi") or "").strip(),
-                )
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: text is not UTF-8 ({exc.reason}); re-encode the file as UTF-8.") from exc
+    for where, line in _jsonl_lines(Path(path)):
+        yield _record_from_line(line, where)
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """What one streaming pass over a PubMed file found, before anything is written.
+
+    Attributes
+    ----------
+    records : int
+        Valid records (duplicates counted once).
+    duplicates : dict of str to list of int
+        PMIDs that occur more than once in the file -> the record numbers (1-based, in file order) of
+        every occurrence; the first occurrence is ingested.
+    bad : list of str
+        Error messages of invalid records (only filled with ``skip_bad=True``; otherwise the first raises).
+    """
+
+    records: int
+    duplicates: dict[str, list[int]]
+    bad: list[str]
+
+
+def check_pubmed_file(path: str | Path, *, skip_bad: bool = False) -> FileCheck:
+    """Validate a whole PubMed file in one streaming pass (bounded memory: PMIDs only), so that ingestion is
+    all-or-nothing per file: a bad record at line 71 is found before record 1 is written.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file :func:`read_pubmed` reads.
+    skip_bad : bool
+        With False (the default) the first invalid record raises; with True invalid records are counted in
+        ``bad`` and skipped (JSON Lines only: one line is one record; an XML or MEDLINE syntax error still
+        raises, since the records after it cannot be trusted).
+
+    Raises
+    ------
+    DataError, UnknownFileTypeError
+        As :func:`read_pubmed`, naming the file and line.
+    """
+    seen: dict[str, list[int]] = {}
+    bad: list[str] = []
+    for number, record in enumerate(read_pubmed_skipping(Path(path), bad) if skip_bad else read_pubmed(path), 1):
+        seen.setdefault(record.pmid, []).append(number)
+    duplicates = {pmid: numbers for pmid, numbers in seen.items() if len(numbers) > 1}
+    return FileCheck(records=len(seen), duplicates=duplicates, bad=bad)
+
+
+def read_pubmed_skipping(path: Path, bad: list[str]) -> Iterator[PubMedRecord]:
+    """Records of ``path`` (as :func:`read_pubmed`) with invalid JSON Lines records skipped and their
+    errors (``file:line: problem``) appended to ``bad``; other formats raise on a bad record as usual."""
+    if not path.name.lower().removesuffix(".gz").endswith(".jsonl"):
+        yield from read_pubmed(path)
+        return
+    for where, line in _jsonl_lines(path):
+        try:
+            record = _record_from_line(line, where)
+        except DataError as exc:
+            bad.append(str(exc))
+            continue
+        yield record
+
+
+def unique_records(records: Iterable[PubMedRecord]) -> Iterator[PubMedRecord]:
+    """``records`` with a PMID's later occurrences dropped (a file listing a PMID twice ingests it once)."""
+    seen: set[str] = set()
+    for record in records:
+        if record.pmid not in seen:
+            seen.add(record.pmid)
+            yield record
 
 
 def read_pubmed_xml(path: str | Path) -> Iterator[PubMedRecord]:

@@ -164,7 +164,7 @@ def html_metadata(soup, *, url: str = "") -> DocumentMetadata:  # noqa: ANN001
     text_doi = DOI_PATTERN.search(soup.get_text(" ", strip=True)[:20000])
     dc_ids = [v for v in _meta(soup, "dc.identifier") if DOI_PATTERN.search(v)]
     doi = _first([(_meta(soup, "citation_doi"), "meta citation_doi", 0.95),
-                  ([DOI_PATTERN.search(v).group(1) for v in dc_ids], "meta dc.identifier", 0.85),
+                  ([m.group(1) for v in dc_ids if (m := DOI_PATTERN.search(v))], "meta dc.identifier", 0.85),
                   ([text_doi.group(1)] if text_doi else [], "page text", 0.5)], MetadataField(""))
     if doi.value:
         doi = MetadataField(re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", "", doi.value, flags=re.I), doi.source,

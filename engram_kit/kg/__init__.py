@@ -1,21 +1,21 @@
-"""Knowledge graph loading: Hetionet v1.0 schema, readers and download; Biolink KGX graphs."""
+"""Knowledge graph loading: the in-memory graph (:mod:`~engram_kit.kg.graph`), per-format profiles
+(:mod:`~engram_kit.kg.profiles`), Hetionet v1.0 schema, readers and download; Biolink KGX graphs."""
 
 from __future__ import annotations
 
+from engram_kit.kg.graph import KGEdge, KGNode, KnowledgeGraph
 from engram_kit.kg.hetionet import (
     HETIONET_BASE_URL,
     HETIONET_FILES,
     HETIONET_SHA256,
     HetionetFiles,
-    KGEdge,
-    KGNode,
-    KnowledgeGraph,
     LoadReport,
     download_hetionet,
     file_sha256,
     is_gzip_file,
     load_hetionet,
 )
+from engram_kit.kg.profiles import GraphProfile, profile_for, register_profile
 from engram_kit.kg.kgx import KGX_EDGE_COLUMNS, KGX_NODE_COLUMNS, KGXLoadReport, load_kgx
 from engram_kit.kg.schema import (
     HETIONET_EDGE_COUNT,
@@ -41,6 +41,7 @@ __all__ = [
     "HetionetFiles",
     "KGEdge",
     "KGNode",
+    "GraphProfile",
     "KGXLoadReport",
     "KnowledgeGraph",
     "LoadReport",
@@ -52,5 +53,7 @@ __all__ = [
     "load_hetionet",
     "load_kgx",
     "metaedge",
+    "profile_for",
+    "register_profile",
     "split_node_id",
 ]

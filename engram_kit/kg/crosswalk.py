@@ -209,6 +209,7 @@ def read_table(table: pd.DataFrame | Path | str | None, columns: tuple[str, ...]
             table = pd.read_csv(table, sep="\t", dtype=str, keep_default_na=False)
         except (OSError, ValueError) as exc:
             raise DataError(f"Cannot read the {what} table {table}: {exc}.") from exc
+    assert isinstance(table, pd.DataFrame)
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise DataError(f"The {what} table lacks columns {missing}; expected {list(columns)} "

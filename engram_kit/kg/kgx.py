@@ -40,8 +40,8 @@ from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.kg import biolink
+from engram_kit.kg.graph import KnowledgeGraph
 from engram_kit.kg.hetionet import (
-    KnowledgeGraph,
     LoadReport,
     _empty_skipped,
     _line_field_counts,
@@ -647,7 +647,10 @@ def _flag_missing_endpoints(content: pd.DataFrame, lines: np.ndarray, problems: 
     for column in ("subject", "object"):
         values = content[column]
         absent = ~skip & (node_curies.get_indexer(values.to_numpy()) < 0)
-        problems.add(absent, lines, lambda m, c=column, v=values: f"{c} " + v[m].map(repr) + f" is not in {where}",
+        def not_in_nodes(m: Any, c: str = column, v: pd.Series = values) -> Any:
+            return f"{c} " + v[m].map(repr) + f" is not in {where}"
+
+        problems.add(absent, lines, not_in_nodes,
                      "add the node to the nodes file, or load with missing_nodes='stub' to create a stub node "
                      "whose category is inferred from the edge")
 

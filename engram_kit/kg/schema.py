@@ -9,6 +9,8 @@ CamelCase forms Hetionet's Neo4j export uses (``BiologicalProcess``); relationsh
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -31,6 +33,10 @@ NODE_KINDS: dict[str, str] = {
 }
 #: graph label -> Hetionet node kind.
 LABEL_TO_KIND: dict[str, str] = {label: kind for kind, label in NODE_KINDS.items()}
+
+
+if TYPE_CHECKING:
+    from engram_kit.kg.profiles import GraphProfile
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,14 @@ class GraphSchema:
                             "(the KGX loader prefixes such names with Biolink_).")
         if self.negation_property and self.rel_properties.get(self.negation_property) != "BOOLEAN":
             raise DataError(f"Negation property {self.negation_property!r} must be a BOOLEAN rel property.")
+
+    @property
+    def profile(self) -> GraphProfile:
+        """What differs for this graph format (display names, citation wording, applicable agents and desk
+        templates, kind priors): the profile registered under ``name`` (:mod:`engram_kit.kg.profiles`)."""
+        from engram_kit.kg.profiles import profile_for
+
+        return profile_for(self.name)
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -105,7 +105,7 @@ def parse_search_response(payload: dict[str, Any]) -> pd.DataFrame:
             "iri": str(doc.get("iri") or ""), "is_defining_ontology": bool(doc.get("is_defining_ontology", True)),
         })
     frame = pd.DataFrame(rows, columns=list(CANDIDATE_COLUMNS)) if rows else _empty("")
-    frame.attrs.update(num_found=int(response.get("numFound", len(rows)) or 0))
+    frame.attrs.update(num_found=int(response.get("numFound", len(rows)) or 0) if isinstance(response, dict) else len(rows))
     return frame
 
 

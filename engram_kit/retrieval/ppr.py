@@ -62,7 +62,7 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
@@ -71,7 +71,7 @@ from engram_kit.store.csr import CSRGraph
 
 logger = logging.getLogger(__name__)
 
-Seeds = Union[Mapping[int, float], np.ndarray]
+Seeds = Mapping[int, float] | np.ndarray
 Method = Literal["cg", "power"]
 
 #: Below this many stored entries a single thread is faster than handing blocks to a pool.
@@ -347,7 +347,7 @@ def _power(op: _Transition, s64: np.ndarray, d: float, tol: float, max_iter: int
     tmp = np.empty_like(x)
     residual = np.full(s.shape[1:] or (1,), np.inf)
     steps = 0
-    for steps in range(1, max_iter + 1):
+    for steps in range(1, max_iter + 1):  # noqa: B007 - the count is reported after the loop
         op(x, y)                                   # y = T x
         y *= np.float32(d)
         lost = 1.0 - y.sum(axis=0, dtype=np.float64)  # restart + dangling mass, per column

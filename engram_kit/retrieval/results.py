@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from engram_kit.kg.profiles import profile_for
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 
 #: Columns of ``RetrievalResult.subgraph_edges`` after ``source, target, rel_type``: what each edge asserts,
@@ -101,16 +102,9 @@ def with_edge_meaning(edges: pd.DataFrame, schema: GraphSchema | None = None) ->
     negation = schema.negation_property
     out["negated"] = (out[negation].map(_flag) if negation and negation in out.columns
                       else pd.Series(False, index=out.index)).astype(bool)
-    if schema.name == "hetionet":
-        out["primary_knowledge_source"] = column("sources")
-        out["aggregator_knowledge_source"] = ""
-        out["publications"] = column("pubmed_ids").map(
-            lambda ids: "|".join(f"PMID:{i}" for i in ids.split("|") if i))
-        out["qualifiers"] = ""
-    else:
-        for name in ("primary_knowledge_source", "aggregator_knowledge_source", "publications"):
-            out[name] = column(name)
-        out["qualifiers"] = column("qualifiers").map(lambda q: q if parse_qualifiers(q) else "")
+    for name, values in schema.profile.edge_provenance(column).items():  # the format's provenance columns
+        out[name] = values
+    out["qualifiers"] = out["qualifiers"].map(lambda q: q if q and parse_qualifiers(q) else "")
     rest = [c for c in out.columns if c not in _EDGE_KEY_COLUMNS + EDGE_MEANING_COLUMNS]
     return out[[*_EDGE_KEY_COLUMNS, *EDGE_MEANING_COLUMNS, *rest]].reset_index(drop=True)
 
@@ -342,7 +336,7 @@ class RetrievalResult:
         ]
         edges = []
         for e in self.edge_evidence():
-            shown = e.predicate if self.graph != "hetionet" else e.rel_type
+            shown = e.predicate if profile_for(self.graph).edge_label == "predicate" else e.rel_type
             meaning = {k: v for k, v in asdict(e).items() if k in EDGE_MEANING_COLUMNS}
             edges.append({"data": {"id": f"{e.source}|{e.rel_type}|{e.target}", "source": e.source,
                                    "target": e.target, "label": ("NOT " if e.negated else "") + shown, **meaning}})

@@ -80,7 +80,7 @@ GENERIC_PREDICATE = "biolink:related_to"
 def default_graph_name(schema: GraphSchema) -> str:
     """Display name of a graph when the workspace manifest's ``knowledge_graph.name`` is not given:
     ``"Hetionet"`` for Hetionet, ``"KGX graph"`` for a Biolink KGX graph (never "Hetionet" for it)."""
-    return "Hetionet" if schema.name == "hetionet" else f"{schema.name.upper()} graph"
+    return schema.profile.display_name
 
 
 class PPREngine(Protocol):
@@ -459,7 +459,7 @@ def _int_or_none(value: object) -> int | None:
     try:
         if value is None or pd.isna(value):  # type: ignore[arg-type]
             return None
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return None
 

@@ -92,9 +92,10 @@ class RunBundle:
                                 "pass llm=RecordingLLM(inner, 'run.cassette.json') to the investigation.")
             llm_part = {"name": result.llm, "cassette": cassette}
         passages = []
-        if result.literature is not None:
+        literature = result.report("literature")
+        if literature is not None:
             passages = [{"rank": p.rank, "passage_id": p.passage_id, "citation": p.citation, "score": round(p.score, 6)}
-                        for p in result.literature.retrieval.passages]
+                        for p in literature.retrieval.passages]
         return cls(
             question=result.question, settings=workspace.settings.to_dict(), options=result.options.to_dict(),
             versions=workspace_versions(workspace), entities=[asdict(e) for e in result.entities],

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-
 #: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
 NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 #: Columns of the edge frame (property columns may be empty strings / NaN).
@@ -186,12 +185,16 @@ class GraphStore(ABC):
 
     @abstractmethod
     def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
-                        timeout_s: float = 10.0) -> pd.DataFrame:
-        """Run one statement the database itself keeps read-only, aborted after ``timeout_s`` seconds (> 0).
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
+        """Run one statement the database itself keeps read-only, aborted after ``timeout_s`` seconds (> 0),
+        returning at most ``max_rows + 1`` rows (one more than the cap, so the caller can tell it was cut) and
+        about ``max_bytes`` of row data; ``max_memory_mb`` bounds the reader's memory where the backend can.
 
         The evidence desk's second line of defence after its static guard: the embedded store runs it in a
-        ``READ ONLY`` transaction with a query timeout; Neo4j refuses any plan whose ``EXPLAIN`` query type is
-        not ``"r"`` and runs it in a READ session inside a transaction with a server-side timeout.
+        child process in a ``READ ONLY`` transaction with a query timeout and a memory cap; Neo4j refuses any
+        plan whose ``EXPLAIN`` query type is not ``"r"`` and runs it in a READ session inside a transaction with
+        a server-side timeout (the server's own memory limits apply).
 
         Raises
         ------

@@ -49,7 +49,6 @@ from tqdm.auto import tqdm
 from engram_kit.errors import (
     DataError,
     QueryError,
-    QueryGuardError,
     ReadOnlyError,
     WorkspaceError,
     WorkspaceLockedError,
@@ -65,6 +64,7 @@ from engram_kit.store.cypher import (
 from engram_kit.store.cypher_store import (  # re-exported: names callers imported from here before the split
     CypherStore,
 )
+from engram_kit.store.isolated import IsolatedReader
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +176,7 @@ class LadybugStore(CypherStore):
         self.buffer_pool_mb = buffer_pool_mb
         self._db: lb.Database | None = None
         self._conn: lb.Connection | None = None
+        self._isolated: IsolatedReader | None = None  # the evidence desk's query process, started on first use
         self._open()
         stored = self._stored_schema()
         if stored is not None and schema is not None and stored != schema:
@@ -230,6 +231,9 @@ class LadybugStore(CypherStore):
         uses it; idempotent."""
         conn, db = self._conn, self._db
         self._conn, self._db = None, None
+        if self._isolated is not None:
+            self._isolated.close()
+            self._isolated = None
         if conn is not None:
             conn.close()
         if db is not None:
@@ -406,49 +410,49 @@ class LadybugStore(CypherStore):
             return self._execute(cypher, parameters, what="the user query")
 
     def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
-                        timeout_s: float = 10.0) -> pd.DataFrame:
-        """Run one statement in a ``READ ONLY`` transaction with a timeout (the evidence desk's second line
-        of defence after its static guard).
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
+        """Run one untrusted read in a child process with enforced limits (the evidence desk's executor).
+
+        The child (:class:`~engram_kit.store.isolated.IsolatedReader`, started on first use and reused)
+        opens this database read-only, refuses a plan with file or write operators, runs the query in a
+        ``READ ONLY`` transaction with LadybugDB's timeout, streams at most ``max_rows + 1`` rows and
+        ``max_bytes`` of them, and is killed at the hard backstop or past ``max_memory_mb``. The caller's
+        process, its connection and the workspace are never at risk.
 
         Parameters
         ----------
-        timeout_s : seconds before LadybugDB interrupts the query (checked coarsely by LadybugDB), > 0.
+        timeout_s : float
+            LadybugDB's query timeout, seconds (> 0); the child is killed ``max(2, timeout_s)`` s later.
+        max_rows, max_bytes : int
+            Streaming caps (>= 1): rows past ``max_rows + 1`` or past ``max_bytes`` of JSON are not read.
+        max_memory_mb : int
+            Resident memory cap of the child, MiB (>= 128).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows read (object columns), at most ``max_rows + 1``.
 
         Raises
         ------
         QueryGuardError
-            If the database refused a write inside the read-only transaction, or saw several statements.
+            The plan holds a file/write operator or the database refused a write.
         QueryError
-            On timeout or any other database error.
+            Timeout, memory cap, a crash of the child, or any other database error.
         """
-        conn = self._connection()
-        conn.set_query_timeout(int(timeout_s * 1000))
-        began = False
-        try:
-            conn.execute("BEGIN TRANSACTION READ ONLY")
-            began = True
-            result = conn.execute(cypher, parameters or {})
-            if isinstance(result, list):
-                raise QueryGuardError("Query refused (multiple statements): the database saw several statements.")
-            frame = result.get_as_df()
-            conn.execute("COMMIT")
-            began = False
-            return frame
-        except RuntimeError as exc:
-            message = str(exc)
-            if "Interrupted" in message:
-                raise QueryError(f"Query timed out after {timeout_s:g} s (LadybugDB interrupted it); narrow the "
-                                 "pattern, add a LIMIT, or start from a specific node id.") from exc
-            if "read-only transaction" in message:
-                raise QueryGuardError(f"Query refused by the database's read-only transaction: {message}") from exc
-            raise QueryError(f"LadybugDB failed on the query: {message}") from exc
-        finally:
-            if began:
-                try:
-                    conn.execute("ROLLBACK")
-                except RuntimeError:
-                    pass  # a failed statement already rolled the transaction back
-            conn.set_query_timeout(0)
+        from engram_kit.store.isolated import IsolatedLimits
+
+        self._connection()  # a closed store refuses here, as every other method does
+        if self._isolated is None:
+            self._isolated = IsolatedReader(self.path)
+        limits = IsolatedLimits(timeout_s=timeout_s, grace_s=max(2.0, timeout_s), max_rows=max_rows,
+                                max_bytes=max_bytes, max_memory_mb=max_memory_mb)
+        result = self._isolated.run(cypher, parameters, limits)
+        frame = pd.DataFrame.from_records(result.rows, columns=result.columns) if result.rows else \
+            pd.DataFrame(columns=result.columns)
+        frame.attrs["cut"] = result.cut
+        return frame
 
 
 # --- batch preparation -------------------------------------------------------------------------------

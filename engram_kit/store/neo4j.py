@@ -47,9 +47,9 @@ from engram_kit.errors import (
     ReadOnlyError,
     WorkspaceError,
 )
-from engram_kit.store.cypher_store import CypherStore
-from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
+from engram_kit.store.cypher_store import CypherStore
 
 logger = logging.getLogger(__name__)
 
@@ -499,10 +499,13 @@ class Neo4jStore(CypherStore):
         return GuardedQueryResult(frame, truncated, query_type, time.perf_counter() - t0, size)
 
     def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
-                        timeout_s: float = 10.0) -> pd.DataFrame:
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
         """:meth:`GraphStore.read_only_query`: :meth:`read_query`'s rows (EXPLAIN must say ``"r"``, READ session,
-        server-side transaction timeout ``timeout_s``), with its default row and size caps."""
-        return self.read_query(cypher, parameters, timeout_s=timeout_s).frame
+        server-side transaction timeout ``timeout_s``), at most ``max_rows + 1`` rows. ``max_memory_mb`` is not
+        applied per query: the server's ``db.memory.transaction.max`` setting bounds it."""
+        return self.read_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows + 1,
+                               max_bytes=max_bytes).frame
 
     def backend_manifest(self) -> dict[str, Any]:
         """``{"neo4j": config.to_manifest()}``: URI, user, database, batch and timeout settings, never a secret."""

@@ -24,6 +24,9 @@ import logging
 import os
 import re
 import secrets
+import shutil
+import sqlite3
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -216,6 +219,43 @@ class NoEmbeddingFunction(EmbeddingFunction[Documents]):
 register_embedding_function(NoEmbeddingFunction)
 
 
+def _snapshot_folder(folder: Path) -> Path:
+    """A private copy of an embedded chromadb folder for a read-only open, made without writing to ``folder``.
+
+    ``chroma.sqlite3`` is copied with SQLite's online backup API from a ``mode=ro`` connection, so the copy
+    is one consistent state even while a writer commits; its ``-wal``/``-shm`` files are not copied (the
+    backup includes committed WAL content). Segment folders (HNSW files) are copied as they are: chromadb
+    catches an index that lags the SQLite log up on open. The copy lives in the system temp folder and is
+    removed by :meth:`VectorStore.close`.
+
+    Returns
+    -------
+    Path
+        The snapshot folder.
+    """
+    target = Path(tempfile.mkdtemp(prefix="engram-vectors-ro-"))
+    try:
+        for item in folder.iterdir():
+            if item.name == "chroma.sqlite3":
+                source = sqlite3.connect(f"{item.resolve().as_uri()}?mode=ro", uri=True)
+                copy = sqlite3.connect(target / item.name)
+                try:
+                    source.backup(copy)
+                finally:
+                    copy.close()
+                    source.close()
+            elif item.name.startswith("chroma.sqlite3-"):
+                continue
+            elif item.is_dir():
+                shutil.copytree(item, target / item.name)
+            else:
+                shutil.copy2(item, target / item.name)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    return target
+
+
 def _batches(n: int, size: int) -> Iterator[slice]:
     for start in range(0, n, size):
         yield slice(start, min(start + size, n))
@@ -276,18 +316,24 @@ class VectorStore:
         self.dimension = int(dimension)
         self.model_name = model_name
         self.read_only = read_only
+        self._snapshot: Path | None = None
         #: Where the vectors are, for messages: the folder, or ``<url> collection <name>``.
         self.location = f"{server.url} collection {collection!r}" if server is not None else str(self.path)
         if server is not None:
             self._client: Any = server.connect()
         else:
+            assert self.path is not None  # checked above: a folder or a server
             if read_only and not self.path.exists():
                 raise WorkspaceError(
                     f"No vector store at {self.path}: a read-only open cannot create one. Open the workspace for "
                     f"writing once (read_only=False) to create it."
                 )
+            # chromadb has no read-only mode: even a query rewrites chroma.sqlite3 and the HNSW files. A
+            # read-only open therefore queries a private snapshot and never touches the workspace's folder.
+            self._snapshot = _snapshot_folder(self.path) if read_only else None
             self._client = chromadb.PersistentClient(
-                path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+                path=str(self._snapshot or self.path),
+                settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False),
             )
         try:
             with self._server_errors("open"):
@@ -564,6 +610,9 @@ class VectorStore:
                 logger.debug("closing the Chroma client of %s failed", self.location, exc_info=True)
         self._collection = None
         self._client = None
+        if self._snapshot is not None:
+            shutil.rmtree(self._snapshot, ignore_errors=True)
+            self._snapshot = None
 
     def __enter__(self) -> VectorStore:
         return self

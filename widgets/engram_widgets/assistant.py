@@ -26,6 +26,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from engram_kit.agents.registry import spec_for_event
 from engram_kit.answering import Answer
 from engram_kit.errors import EngramError
 from engram_kit.exports import AnswerGraph, export_answer, kind_color
@@ -90,7 +91,7 @@ def claim_html(claim: Any) -> str:
 class PassageCard(widgets.VBox):
     """One passage: source badge, citation, scores, section/page, expandable text, "highlight entities"."""
 
-    def __init__(self, hit: PassageHit, on_select: Callable[[str], None] | None = None) -> None:
+    def __init__(self, hit: PassageHit, on_select: Callable[[str], object] | None = None) -> None:
         self.hit = hit
         page = f" &middot; p. {hit.page_start}" + (f"-{hit.page_end}" if hit.page_end and hit.page_end != hit.page_start
                                                    else "") if hit.page_start else ""
@@ -129,7 +130,7 @@ class PassageCard(widgets.VBox):
 class EvidencePanel:
     """Passage cards (ranked) and a Sources tab grouping the passages by document."""
 
-    def __init__(self, on_passage_select: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_passage_select: Callable[[str], object] | None = None) -> None:
         self.on_passage_select = on_passage_select
         self.cards: dict[str, PassageCard] = {}
         self.passages = widgets.VBox(layout=widgets.Layout(max_height="640px", overflow="auto"))
@@ -147,7 +148,7 @@ class EvidencePanel:
         for hit in result.passages:
             by_doc.setdefault(hit.article_id, []).append(hit)
         rows = []
-        for article_id, hits in by_doc.items():
+        for hits in by_doc.values():
             first = hits[0]
             ranks = ", ".join(f"#{h.rank}" for h in hits)
             rows.append(widgets.HTML(
@@ -172,13 +173,13 @@ class EvidencePanel:
 class GraphPanel:
     """The answer graph in ipycytoscape, capped with "show more"; node clicks go to ``on_node_click``."""
 
-    def __init__(self, on_node_click: Callable[[str], None] | None = None, *, height: str = "480px",
+    def __init__(self, on_node_click: Callable[[str], object] | None = None, *, height: str = "480px",
                  first: int = GRAPH_FIRST, step: int = GRAPH_STEP) -> None:
         self.on_node_click = on_node_click
         self.height, self.first, self.step = height, first, step
         self.graph: AnswerGraph | None = None
         self.shown: AnswerGraph | None = None
-        self.cytoscape = None
+        self.cytoscape: Any = None
         self.info = widgets.HTML("")
         self.more = widgets.Button(description=f"show more (+{step})", disabled=True,
                                    layout=widgets.Layout(width="150px"))
@@ -198,8 +199,9 @@ class GraphPanel:
         self.shown = self.graph.top(n) if len(self.graph) else self.graph
         old = self.cytoscape
         self.cytoscape = graph_widget(self.shown.to_cytoscape(), height=self.height)
-        if self.on_node_click is not None:
-            self.cytoscape.on("node", "click", lambda event: self.on_node_click(str(event["data"]["id"])))
+        click = self.on_node_click
+        if click is not None:
+            self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
         self.area.children = [self.cytoscape]
         if old is not None:
             _close_graph(old)
@@ -313,9 +315,12 @@ class AgentsPanel:
                         lines.append(f"<span class='engram-scores'>[{_e(record.get('agent', ''))}] {_e(kind)} "
                                      f"{_e(text)}</span>")
                         self.log.value = "<br>".join(lines[-8:])
-                    elif kind in ("pathway", "drug", "phenotype", "synthesis"):
+                    elif kind == "synthesis":
                         with self.output:
-                            display(Markdown(f"#### {kind.title()} agent\n\n" + _report_markdown(event.report)))
+                            display(Markdown("#### Synthesis agent\n\n" + _report_markdown(event.report)))
+                    elif (spec := spec_for_event(kind)) is not None and kind != "done":  # registered agents' reports
+                        with self.output:
+                            display(Markdown(f"#### {kind.title()} agent\n\n" + spec.render(event.report)))
         if self.run_desk.value:
             desk = getattr(workspace, "evidence_desk", None)
             if desk is None:

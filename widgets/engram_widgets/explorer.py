@@ -57,7 +57,7 @@ class GraphExplorer:
         self.expanded: list[str] = []
         self.limit = NEIGHBOURS_FIRST
         self._choices: dict[str, str] = {}
-        self.cytoscape = None
+        self.cytoscape: Any = None
         self.search = widgets.Combobox(placeholder="Type an entity name or synonym (e.g. BACE1, Alzheimer)",
                                        ensure_option=False, layout=widgets.Layout(width="460px"))
         self.search.add_class("engram-entity-search")
@@ -138,7 +138,7 @@ class GraphExplorer:
         """Cytoscape.js elements of everything expanded so far (merged, parallel edges kept)."""
         nodes: dict[str, dict[str, Any]] = {}
         edges: dict[str, dict[str, Any]] = {}
-        for centre, hood in self.neighbourhoods.items():
+        for hood in self.neighbourhoods.values():
             star = Neighbourhood(hood.node_id, hood.name, hood.kind, self._filtered(hood), hood.rel_type_counts)
             data = star.to_cytoscape()
             for node in data["nodes"]:

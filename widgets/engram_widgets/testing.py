@@ -67,7 +67,7 @@ class VoilaServer:
         self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None
-        self._log = None
+        self._log: Any = None
 
     def __enter__(self) -> VoilaServer:
         command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb)

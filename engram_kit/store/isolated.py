@@ -1,0 +1,243 @@
+"""Read-only Cypher in a child process with enforced limits: the evidence desk's execution sandbox.
+
+Why a child process
+-------------------
+A guarded query can still be expensive: LadybugDB checks its query timeout only at operator boundaries
+(a 300-deep nested CASE ran past 420 s with a 10 s timeout), materialises a whole result before the first
+row is read (``UNWIND range(1, 300000000)`` took 10.4 GB before a 100-row cap applied) and can exhaust
+memory on a cartesian product. None of that can be stopped from inside the same process without risking
+the workspace. So the desk's queries run in a child process that opens the database folder
+``read_only=True`` (no lock; it sees the writer's committed data, WAL included) and:
+
+* refuses a query whose EXPLAIN plan holds a file or write operator (``COPY_TO``, ``EXPORT``...): a second
+  mechanism beside the guard's keyword rule, needed because a ``READ ONLY`` transaction still allows
+  ``COPY ... TO`` a file;
+* streams rows and stops at the row and byte caps instead of materialising a DataFrame;
+* is interrupted by LadybugDB's own timeout, and killed by the parent at a hard backstop
+  (``timeout_s + grace_s``) or when its resident memory passes ``max_memory_mb`` (polled every 50 ms);
+  a crash of the child (SIGSEGV on a pathological query) is a refusal, never a crash of the caller.
+
+The child is started on first use and reused; after a kill it is restarted on the next query.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from engram_kit.errors import QueryError, QueryGuardError
+
+log = logging.getLogger(__name__)
+
+#: Words that, inside a plan operator's name, mark it as touching files, extensions, other databases or
+#: data (LadybugDB plan operator names, e.g. ``COPY_TO``, ``EXPORT_DATABASE``, ``INSERT``, ``SET_PROPERTY``).
+DENIED_PLAN_WORDS: tuple[str, ...] = (
+    "COPY", "EXPORT", "IMPORT", "ATTACH", "DETACH_DATABASE", "USE_DATABASE", "LOAD", "INSTALL", "EXTENSION",
+    "INSERT", "CREATE", "MERGE", "SET_", "DELETE", "DROP", "ALTER", "TRANSACTION", "CHECKPOINT",
+)
+
+_CHILD = Path(__file__).with_name("_isolated_child.py")
+
+
+@dataclass(frozen=True)
+class IsolatedLimits:
+    """Limits enforced on one query in the child process.
+
+    Attributes
+    ----------
+    timeout_s : float
+        LadybugDB's own query timeout, seconds (> 0).
+    grace_s : float
+        Extra seconds past ``timeout_s`` before the parent kills the child (hard backstop), > 0.
+    max_rows : int
+        Rows returned at most (>= 1); the child stops reading after ``max_rows + 1``.
+    max_bytes : int
+        Bytes of the rows' JSON returned at most (>= 1).
+    max_memory_mb : int
+        Resident memory of the child, MiB, past which it is killed (>= 128). 2048: the ceiling the
+        reliability issue set for any single refused input.
+    """
+
+    timeout_s: float = 10.0
+    grace_s: float = 5.0
+    max_rows: int = 100
+    max_bytes: int = 128 * 1024
+    max_memory_mb: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0 or self.grace_s <= 0 or self.max_rows < 1 or self.max_bytes < 1 \
+                or self.max_memory_mb < 128:
+            raise QueryError(f"IsolatedLimits out of range: {self}; timeouts must be > 0, caps >= 1 and "
+                             "max_memory_mb >= 128.")
+
+
+@dataclass(frozen=True)
+class IsolatedResult:
+    """Rows of one query: ``columns``, at most ``max_rows + 1`` ``rows`` and ``cut`` (why the stream
+    stopped early, e.g. ``"row cap 100"``, or ``""``)."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    cut: str
+
+
+class IsolatedReader:
+    """A child process answering read-only queries on one LadybugDB folder (see the module docstring).
+
+    Parameters
+    ----------
+    db_path : str or Path
+        The LadybugDB database path (a workspace's ``graph.lbdb``).
+    buffer_pool_mb : int
+        The child's LadybugDB buffer pool, MiB (>= 64): bounds the engine's own memory.
+    threads : int
+        Threads the child's LadybugDB may use (>= 1).
+    """
+
+    def __init__(self, db_path: str | Path, *, buffer_pool_mb: int = 512, threads: int = 2) -> None:
+        self.db_path = str(db_path)
+        self.buffer_pool_mb = max(64, int(buffer_pool_mb))
+        self.threads = max(1, int(threads))
+        self._process: subprocess.Popen[bytes] | None = None
+        self._channel: Connection | None = None
+        self._lock = threading.Lock()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def _start(self, timeout_s: float) -> None:
+        # A socketpair is one duplex channel, as multiprocessing uses for duplex connections.
+        ours, theirs = socket.socketpair()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+        self._process = subprocess.Popen(
+            [sys.executable, "-I", str(_CHILD), self.db_path, str(theirs.fileno()), str(self.buffer_pool_mb),
+             str(self.threads)],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env, close_fds=True)
+        theirs.close()
+        self._channel = Connection(ours.detach())
+        if not self._channel.poll(max(30.0, timeout_s)):
+            self._kill()
+            raise QueryError(f"The query process did not open {self.db_path} within 30 s; try again.")
+        try:
+            message = self._channel.recv()
+        except EOFError:
+            code = self._process.wait() if self._process else None
+            self._kill()
+            raise QueryError(f"The query process exited while opening {self.db_path} (status {code}).") from None
+        if message[0] != "ready":
+            self._kill()
+            raise QueryError(f"The query process failed: {message[1]}")
+
+    def _kill(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(timeout=10)
+        if self._channel is not None:
+            self._channel.close()
+        self._process, self._channel = None, None
+
+    def close(self) -> None:
+        """Stop the child process (idempotent)."""
+        with self._lock:
+            self._kill()
+
+    def __del__(self) -> None:  # a forgotten reader must not leave a process behind
+        try:
+            self._kill()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, or None when it is not running."""
+        return self._process.pid if self._process is not None and self._process.poll() is None else None
+
+    # --- queries --------------------------------------------------------------------------------
+    def run(self, cypher: str, parameters: dict[str, Any] | None = None,
+            limits: IsolatedLimits | None = None) -> IsolatedResult:
+        """Run one read-only query under ``limits``.
+
+        Returns
+        -------
+        IsolatedResult
+            At most ``max_rows + 1`` rows, stopped early at the byte cap (``cut`` says which).
+
+        Raises
+        ------
+        QueryGuardError
+            The plan holds a file/write operator, or the database refused a write.
+        QueryError
+            Timeout (LadybugDB's or the hard backstop), the memory cap, a crash of the query process, or
+            any database error; the message names the limit and how to narrow the query.
+        """
+        limits = limits or IsolatedLimits()
+        with self._lock:
+            if self._channel is None or self._process is None or self._process.poll() is not None:
+                self._kill()
+                self._start(limits.timeout_s)
+            assert self._channel is not None and self._process is not None
+            request = (cypher, dict(parameters or {}), int(limits.timeout_s * 1000), limits.max_rows,
+                       limits.max_bytes, DENIED_PLAN_WORDS)
+            self._channel.send(request)
+            reply = self._wait(limits)
+        kind = reply[0]
+        if kind == "ok":
+            return IsolatedResult(columns=[str(c) for c in reply[1]], rows=reply[2], cut=reply[3])
+        if kind == "refused":
+            raise QueryGuardError(reply[1])
+        if kind == "memory":
+            raise QueryError(f"Query refused: it needed more memory than the query process may use "
+                             f"(buffer pool {self.buffer_pool_mb} MiB; LadybugDB: {reply[1]}). Add a LIMIT, avoid "
+                             "cartesian products (two MATCH patterns without a shared variable) and large "
+                             "range() lists.")
+        if kind == "timeout":
+            raise QueryError(f"Query timed out after {limits.timeout_s:g} s (LadybugDB interrupted it); narrow "
+                             "the pattern, add a LIMIT, or start from a specific node id.")
+        raise QueryError(reply[1])
+
+    def _wait(self, limits: IsolatedLimits) -> tuple[Any, ...]:
+        assert self._channel is not None and self._process is not None
+        deadline = time.monotonic() + limits.timeout_s + limits.grace_s
+        try:
+            watched = psutil.Process(self._process.pid)
+        except psutil.Error:
+            watched = None
+        cap = limits.max_memory_mb * 1024 * 1024
+        while True:
+            try:
+                if self._channel.poll(0.05):
+                    return self._channel.recv()
+            except (EOFError, OSError):
+                code = self._process.wait(timeout=10)
+                self._kill()
+                raise QueryError(f"Query refused: it crashed the query process (exit status {code}); the "
+                                 "workspace is untouched. Simplify the query (nesting, list sizes).") from None
+            if self._process.poll() is not None:
+                code = self._process.returncode
+                self._kill()
+                raise QueryError(f"Query refused: it crashed the query process (exit status {code}); the "
+                                 "workspace is untouched. Simplify the query (nesting, list sizes).")
+            if watched is not None:
+                try:
+                    rss = watched.memory_info().rss
+                except psutil.Error:
+                    rss = 0
+                if rss > cap:
+                    self._kill()
+                    raise QueryError(f"Query refused: it needed more than {limits.max_memory_mb} MiB of memory "
+                                     "and was stopped (query process memory cap). Add a LIMIT, avoid cartesian products (two MATCH "
+                                     "patterns without a shared variable) and large range() lists.")
+            if time.monotonic() > deadline:
+                self._kill()
+                raise QueryError(f"Query timed out: still running {limits.timeout_s + limits.grace_s:g} s after "
+                                 "it started, so it was stopped. Narrow the pattern, add a LIMIT, or start from "
+                                 "a specific node id.")

@@ -1,0 +1,121 @@
+"""Bounded and typed PubMed inputs (issue 21): line sizes checked while streaming, typed validation with a
+line number, all-or-nothing per file, duplicate PMIDs reported, the API refusing what the readers refuse."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from engram_kit.errors import DataError
+from engram_kit.ingestion.pubmed import (
+    MAX_LINE_CHARS,
+    PubMedRecord,
+    check_pubmed_file,
+    read_pubmed,
+    read_pubmed_skipping,
+    unique_records,
+)
+
+
+def _write_jsonl(path: Path, rows: list[object], *, gz: bool = False) -> Path:
+    text = "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows)
+    if gz:
+        path.write_bytes(gzip.compress(text.encode("utf-8")))
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _good(n: int) -> dict[str, object]:
+    return {"pmid": str(1000 + n), "title": f"Title {n}", "abstract": f"Metformin lowers glucose in study {n}."}
+
+
+def test_a_gzipped_line_that_expands_past_the_limit_is_refused_while_streaming(tmp_path):
+    # ~60 MB of one line compresses to ~60 KB: the reader must stop at MAX_LINE_CHARS, not load the line
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb") as fh:
+        fh.write(json.dumps(_good(1)).encode() + b"\n")
+        fh.write(b'{"pmid": "2", "abstract": "' + b"a" * 60_000_000 + b'"}\n')
+    assert bomb.stat().st_size < 200_000
+    before = psutil.Process(os.getpid()).memory_info().rss
+    with pytest.raises(DataError, match=r"bomb\.jsonl\.gz:2: the line is longer than 1,048,576 characters"):
+        list(read_pubmed(bomb))
+    assert psutil.Process(os.getpid()).memory_info().rss - before < 100 * 1024 * 1024
+
+
+def test_a_ten_megabyte_plain_line_is_a_clear_error(tmp_path):
+    path = _write_jsonl(tmp_path / "long.jsonl", [{"pmid": "1", "abstract": "x" * (10 * MAX_LINE_CHARS)}])
+    with pytest.raises(DataError, match=r"long\.jsonl:1: the line is longer"):
+        check_pubmed_file(path)
+
+
+@pytest.mark.parametrize(("row", "problem"), [
+    ({"pmid": "5", "abstract": 12345}, r"'abstract' must be a JSON string, got int"),
+    ({"pmid": "5", "abstract": "ok", "title": ["a"]}, r"'title' must be a JSON string, got list"),
+    ({"pmid": "5", "abstract": "ok", "authors": "Smith J"}, r"'authors' must be a list of strings"),
+    ({"pmid": "abc", "abstract": "ok"}, r"PMID 'abc' is not a positive integer"),
+    ({"pmid": "5", "abstract": "   "}, r"has no 'abstract' text"),
+    ([1, 2], r"expected a JSON object"),
+    ("{not json", r"not valid JSON"),
+])
+def test_mistyped_records_name_the_line_and_the_problem(tmp_path, row, problem):
+    path = _write_jsonl(tmp_path / "typed.jsonl", [_good(1), _good(2), row])
+    with pytest.raises(DataError, match=r"typed\.jsonl:3: .*" + problem):
+        list(read_pubmed(path))
+
+
+def test_the_api_refuses_what_the_readers_refuse():
+    with pytest.raises(DataError, match="PMID must be a positive integer"):
+        PubMedRecord(pmid="abc", title="", abstract="text")
+    with pytest.raises(DataError, match="abstract is empty"):
+        PubMedRecord(pmid="12", title="", abstract="  ")
+    with pytest.raises(DataError, match="'abstract' must be text, got int"):
+        PubMedRecord(pmid="12", title="", abstract=12345)  # type: ignore[arg-type]
+    with pytest.raises(DataError, match="more than the 200,000 allowed"):
+        PubMedRecord(pmid="12", title="", abstract="a" * 200_001)
+    assert PubMedRecord(pmid="12", title="T", abstract="A").text == "T\nA"
+
+
+def test_a_bad_record_late_in_a_file_is_found_before_anything_is_read_for_ingestion(tmp_path):
+    rows: list[object] = [_good(i) for i in range(70)] + ["{broken"] + [_good(i) for i in range(71, 80)]
+    path = _write_jsonl(tmp_path / "late.jsonl", rows)
+    with pytest.raises(DataError, match=r"late\.jsonl:71: not valid JSON"):
+        check_pubmed_file(path)
+    # --skip-bad: the bad line is listed, the other 79 records are kept
+    check = check_pubmed_file(path, skip_bad=True)
+    assert check.records == 79 and len(check.bad) == 1 and check.bad[0].startswith("late.jsonl:71:")
+    bad: list[str] = []
+    assert len(list(read_pubmed_skipping(path, bad))) == 79 and len(bad) == 1
+
+
+def test_duplicate_pmids_in_one_file_are_reported_and_kept_once(tmp_path):
+    rows = [_good(1), _good(2), {**_good(1), "abstract": "A second copy."}, _good(3), _good(2)]
+    path = _write_jsonl(tmp_path / "dups.jsonl", rows)
+    check = check_pubmed_file(path)
+    assert check.records == 3 and check.duplicates == {"1001": [1, 3], "1002": [2, 5]}
+    kept = list(unique_records(read_pubmed(path)))
+    assert [r.pmid for r in kept] == ["1001", "1002", "1003"]
+    assert kept[0].abstract.startswith("Metformin")  # the first occurrence wins
+
+
+def test_a_truncated_gzip_file_is_a_clear_error(tmp_path):
+    whole = gzip.compress(b"".join(json.dumps(_good(i)).encode() + b"\n" for i in range(2000)))
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(DataError, match="could not be read to its end"):
+        check_pubmed_file(path)
+
+
+@pytest.mark.slow
+def test_workspace_ingest_is_all_or_nothing_per_file(workspace, tmp_path):
+    rows: list[object] = [{**_good(i), "pmid": str(990_000 + i)} for i in range(70)] + ['{"pmid": "9", "abstract": 7}']
+    path = _write_jsonl(tmp_path / "half.jsonl", rows)
+    before = workspace.info()["counts"]
+    with pytest.raises(DataError, match=r"half\.jsonl:71: 'abstract' must be a JSON string"):
+        workspace.ingest(path)
+    assert workspace.info()["counts"] == before  # not the first 70 records: nothing
