@@ -228,7 +228,7 @@ class CypherStore(GraphStore):
                 f"nothing of it is stored: unexpected {type(exc).__name__}: {exc}"
             ) from exc
         logger.info("Wrote %d articles, %d passages, %d mentions to %s in %.2f s", len(batch.articles),
-                    len(batch.passages), len(batch.mentions), self.path, time.perf_counter() - t0)
+                    len(batch.passages), len(batch.mentions), self, time.perf_counter() - t0)
 
 
     def _write_batch_rows(self, article_ids: list[str], rows: dict[str, Any]) -> None:

@@ -124,7 +124,7 @@ class Neo4jConfig:
             "database": os.environ.get(ENV_DATABASE, "neo4j"),
         }
         env.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**env)
+        return cls(**env)  # type: ignore[arg-type]  # values are str from the environment or the caller's overrides
 
     @classmethod
     def from_manifest(cls, data: dict[str, Any], **overrides: Any) -> Neo4jConfig:
