@@ -81,12 +81,12 @@ class MemoryStore(CypherStore):
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
         return self._execute(cypher, parameters)
 
-    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
-                        timeout_s: float = 10.0) -> pd.DataFrame:
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *, timeout_s: float = 10.0,
+                        max_rows: int = 100_000, max_bytes: int = 0, max_memory_mb: int = 0) -> pd.DataFrame:
         self._conn.set_query_timeout(int(timeout_s * 1000))
         try:
             with self._transaction(read_only=True):
-                return self._execute(cypher, parameters)
+                return self._execute(cypher, parameters).head(max_rows + 1)
         finally:
             self._conn.set_query_timeout(0)
 

@@ -232,6 +232,32 @@ class GDSPPREngine:
     def __init__(self, projection: GDSProjection, *, version: Callable[[], object] | None = None) -> None:
         self.projection = projection
         self._version = version or (lambda: 0)
+        #: False once the server refused weighted source nodes (OpenGDS 2.13.9 does); then grouped calls are used.
+        self.weighted_sources = True
+
+    def _stream(self, rows: list[dict[str, Any]], parameters: dict[str, Any]) -> list[tuple[float, pd.DataFrame]]:
+        """GDS scores for the seed rows ``{element_id, weight}``: ``[(share of restart mass, frame id/score)]``.
+
+        One weighted call where the server accepts ``[[node, bias], ...]``; otherwise one unweighted call per
+        group of equal weights, each group's share being its part of the total weight. PPR is linear in the
+        restart vector (x = (1 - d) s + d P x), so the weighted sum of the groups' normalised scores is exactly
+        the weighted result.
+        """
+        if self.weighted_sources:
+            try:
+                return [(1.0, _run(self.projection.gds, "gds_pagerank_stream", {**parameters, "seeds": rows}))]
+            except BackendUnavailableError as exc:
+                if "weighted source nodes" not in str(exc):
+                    raise
+                logger.info("GDS refused weighted source nodes; using one call per seed-weight group")
+                self.weighted_sources = False
+        total = sum(row["weight"] for row in rows)
+        groups: dict[float, list[dict[str, Any]]] = {}
+        for row in rows:
+            groups.setdefault(round(row["weight"], 12), []).append(row)
+        return [(weight * len(group) / total,
+                 _run(self.projection.gds, "gds_pagerank_stream_uniform", {**parameters, "seeds": group}))
+                for weight, group in groups.items()]
 
     def _element_ids(self, node_ids: list[str]) -> dict[str, str]:
         from engram_kit.store.cypher_store import _label_of_id
@@ -268,16 +294,18 @@ class GDSPPREngine:
         if not rows:
             raise DataError(f"None of the seeds {ids[:5]} is in the Neo4j database; was the workspace migrated "
                             f"completely (engram migrate)?")
-        parameters = {"graph_name": self.projection.name, "seeds": rows,
-                      **pagerank_parameters(settings, graph.n_nodes)}
-        frame = _run(self.projection.gds, "gds_pagerank_stream", parameters)
+        parameters = {"graph_name": self.projection.name, **pagerank_parameters(settings, graph.n_nodes)}
         scores = np.zeros(graph.n_nodes, dtype=np.float64)
-        if not frame.empty:
-            position = graph.index
-            found = [(position.get(str(n)), float(v)) for n, v in zip(frame["id"], frame["score"])]
-            idx = np.fromiter((i for i, _ in found if i is not None), dtype=np.int64)
-            vals = np.fromiter((v for i, v in found if i is not None), dtype=np.float64)
-            scores[idx] = vals
+        position = graph.index
+        for share, frame in self._stream(rows, parameters):
+            part = np.zeros(graph.n_nodes, dtype=np.float64)
+            if not frame.empty:
+                found = [(position.get(str(n)), float(v)) for n, v in zip(frame["id"], frame["score"])]
+                idx = np.fromiter((i for i, _ in found if i is not None), dtype=np.int64)
+                vals = np.fromiter((v for i, v in found if i is not None), dtype=np.float64)
+                part[idx] = vals
+            if part.sum() > 0:
+                scores += share * part / part.sum()
         total = scores.sum()
         if total > 0:
             scores /= total

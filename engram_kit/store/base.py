@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-
 #: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
 NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 #: Columns of the edge frame (property columns may be empty strings / NaN).

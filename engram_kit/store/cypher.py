@@ -429,6 +429,16 @@ NEO4J_ONLY_STATEMENTS: dict[str, dict[str, str]] = {
                  "YIELD nodeId, score WITH nodeId, score WHERE score > 0 "
                  "RETURN gds.util.asNode(nodeId).id AS id, score",
     },
+    "gds_pagerank_stream_uniform": {
+        # The same over an unweighted source-node list (restart spread evenly): OpenGDS 2.13.9 (the open-source
+        # build on Maven Central) rejects [[node, bias]] pairs; GDSPPREngine combines one call per weight group.
+        "neo4j": "UNWIND $seeds AS seed MATCH (n) WHERE elementId(n) = seed.element_id "
+                 "WITH collect(n) AS sources "
+                 "CALL gds.pageRank.stream($graph_name, {sourceNodes: sources, dampingFactor: $damping_factor, "
+                 "tolerance: $tolerance, maxIterations: $max_iterations, relationshipWeightProperty: 'weight'}) "
+                 "YIELD nodeId, score WITH nodeId, score WHERE score > 0 "
+                 "RETURN gds.util.asNode(nodeId).id AS id, score",
+    },
 }
 
 def _both(text: str) -> dict[str, str]:

@@ -30,6 +30,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.records import (
     ArticleRecord,
     LiteratureBatch,
@@ -41,7 +42,6 @@ from engram_kit.records import (
     SectionRecord,
 )
 from engram_kit.store.base import GraphStore
-from engram_kit.kg.schema import GraphSchema
 from engram_kit.store.cypher import (
     LITERATURE_NODE_PROPERTIES,
     MENTION_SOURCE_LABELS,

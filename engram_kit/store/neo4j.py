@@ -47,9 +47,9 @@ from engram_kit.errors import (
     ReadOnlyError,
     WorkspaceError,
 )
-from engram_kit.store.cypher_store import CypherStore
-from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
+from engram_kit.store.cypher_store import CypherStore
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ class Neo4jConfig:
             "database": os.environ.get(ENV_DATABASE, "neo4j"),
         }
         env.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**env)
+        return cls(**env)  # type: ignore[arg-type]  # values are str from the environment or the caller's overrides
 
     @classmethod
     def from_manifest(cls, data: dict[str, Any], **overrides: Any) -> Neo4jConfig:
@@ -263,7 +263,10 @@ class Neo4jStore(CypherStore):
     def _connect(self) -> Any:
         neo4j = _import_neo4j()
         try:
-            driver = neo4j.GraphDatabase.driver(self.config.uri, auth=self.config.auth())
+            # Notifications off: every counts() on a relationship type with no edges yet made the server send a
+            # "relationship type does not exist" warning that the driver logs (dozens per call, seen live).
+            driver = neo4j.GraphDatabase.driver(self.config.uri, auth=self.config.auth(),
+                                                notifications_min_severity="OFF")
             driver.verify_connectivity()
         except Exception as exc:  # the driver raises ServiceUnavailable, AuthError, ConfigurationError...
             raise BackendUnavailableError(
