@@ -65,7 +65,6 @@ from engram_kit.store.cypher import (
 from engram_kit.store.cypher_store import (  # re-exported: names callers imported from here before the split
     CypherStore,
 )
-from engram_kit.store.isolated import IsolatedReader
 
 logger = logging.getLogger(__name__)
 
