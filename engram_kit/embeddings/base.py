@@ -77,10 +77,15 @@ class EmbedderSpec:
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised float32 vectors of a fixed dimension."""
+    """Anything that turns texts into L2-normalised float32 vectors of a fixed dimension.
 
-    name: str
-    dimension: int
+    ``name`` and ``dimension`` are read-only here, so both plain attributes and properties satisfy it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: bool = False) -> np.ndarray:
         """Return an array of shape ``(len(texts), dimension)``, float32, each row of unit L2 norm."""
