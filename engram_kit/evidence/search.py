@@ -136,8 +136,14 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
         out += identifier_matches(_IDENTIFIER_TOKEN.findall(question), nodes, schema)
     seen = {m.node_id for m in out}
     for mention in extractor.extract(question):
-        for c in resolver.resolve(mention, context=question):
-            if c.confidence >= min_confidence and c.node_id not in seen:
+        candidates = resolver.resolve(mention, context=question)
+        # Once a mention's best reading passes the floor, its other exact-name readings stay too: the context
+        # share can push "hypertension" the Disease below the floor in "side effects of drugs that treat
+        # hypertension", and only the template or intent knows which kind the question needs.
+        best = max((c.confidence for c in candidates), default=0.0)
+        for c in candidates:
+            alternative = best >= min_confidence and c.method in ("exact", "alias", "identifier")
+            if (c.confidence >= min_confidence or alternative) and c.node_id not in seen:
                 out.append(EntityMatch(mention.text, c.node_id, c.name, c.kind, graph_label(c.kind, schema),
                                        float(c.confidence), c.method))
     return out
