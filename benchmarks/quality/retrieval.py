@@ -746,9 +746,10 @@ def run(options: StudyOptions) -> StudyResult:
         f"evidence paths and subgraph) on the first {lat_summary['questions']} questions, warm workspace, "
         f"shared 2-core machine (load above):", "",
         markdown_table(lat_rows, ["stage", "median s", "p90 s", "mean s"]),
-        "", f"Re-implementation check: top-10 identical to `Retriever.retrieve` on "
+        "", f"Agreement of the previous default (the PPR/semantic blend above) with today's `Retriever.retrieve` "
+        f"(fused first stage + passage-seeded PPR, issue 13): top-10 identical on "
         f"{lat_summary['identical_top10']:.1%} of these questions (mean top-10 overlap "
-        f"{lat_summary['mean_top10_overlap']:.1%}); any difference would come from chromadb's approximate cosine pool.",
+        f"{lat_summary['mean_top10_overlap']:.1%}).",
         "", "## Study timings (s)", "",
         markdown_table([{"step": k, "seconds": v} for k, v in timings.items()], ["step", "seconds"], digits=1),
     ]
