@@ -211,3 +211,12 @@ def test_literature_sentences_are_whole_focused_deduplicated_and_cite_their_page
     texts = [c.text for c in answer.claims]
     assert texts.count(shared) == 1 and len(texts) == 1  # once; p3 holds only boilerplate and a clipped fragment
     assert answer.claims[0].citations[0].ref == "p2" and answer.claims[0].citations[0].label == "doc1, p. 2"
+
+
+def test_kind_words_plurals():
+    """'70 pathwaies in total' reached the desk's notes (a vowel before the final y keeps it)."""
+    from engram_kit.answering.facts import kind_words
+
+    assert [kind_words(k) for k in ("Pathway", "Anatomy", "SideEffect", "PharmacologicClass", "Compound")] == \
+        ["pathways", "anatomy terms", "side effects", "pharmacologic classes", "compounds"]
+    assert kind_words("Pathway", 1) == "pathway"

@@ -43,7 +43,7 @@ def test_unknown_file_type_and_empty_question(workspace_path, workspace, tmp_pat
     assert main(["ask", "-w", str(workspace_path), "  "]) == 2
     assert "empty" in capsys.readouterr().err
     assert main(["ask", "-w", str(workspace_path), "How were the patients followed up over time?"]) == 0
-    assert "semantic similarity only" in capsys.readouterr().out
+    assert "without knowledge-graph seeds" in capsys.readouterr().out  # the fallback says so
 
 
 def test_workspace_option_before_the_subcommand_and_bad_top_k(workspace_path, workspace, tmp_path, capsys):

@@ -21,7 +21,9 @@ def resolve(workspace):
     ("What drugs treat type 2 diabetes?", "type 2 diabetes", "Disease", "type 2 diabetes mellitus"),
     ("Which genes are linked to AD?", "AD", "Disease", "Alzheimer's disease"),
     ("How is high blood pressure treated?", "high blood pressure", "Disease", "hypertension"),
-    ("Is penicillin effective against syphilis?", "penicillin", "Compound", None),
+    # "penicillin" in lay use names the drug class (curated lay synonym, issue 14): Hetionet's class node includes
+    # every penicillin compound, which is a better seed than one of them; the bug was a Side Effect reading.
+    ("Is penicillin effective against syphilis?", "penicillin", "Pharmacologic Class", "Penicillins"),
     # Hetionet's only node for myocardial infarction is a SIDER Side Effect; what matters is that the lay
     # name reaches it and not the Anatomy node "heart".
     ("What causes a heart attack?", "heart attack", "Side Effect", "Myocardial infarction"),

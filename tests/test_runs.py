@@ -52,7 +52,7 @@ def test_bundle_holds_the_trail_and_round_trips(offline_bundle, workspace, tmp_p
     assert bundle.seeds and "Compound::DB00843" in bundle.seeds
     assert bundle.queries and all(q["rows"] is not None and q["id"].startswith("q") for q in bundle.queries)
     assert bundle.claims and all(c["citations"] for c in bundle.claims)
-    assert bundle.settings["damping"] == workspace.settings.damping
+    assert bundle.settings["retrieval"]["damping"] == workspace.settings.damping  # stored by section
     path = bundle.save(tmp_path / "run.json")
     loaded = RunBundle.load(path)
     assert loaded.to_dict() == json.loads(bundle.to_json())

@@ -73,9 +73,11 @@ class MemoryStore(CypherStore):
         for label, frame in self._node_frames(nodes).items():
             self._execute(statement("copy_node_table", self.dialect, schema=self.schema, label=label), {"frame": frame})
         for (rel_type, (source, target)), frame in self._edge_frames(edges, nodes).items():
-            name = "copy_rel_table_pair" if len(self.schema.rel_spec(rel_type).pairs) > 1 else "copy_rel_table"
-            cypher = statement(name, self.dialect, schema=self.schema, rel_type=rel_type, source_label=source,
-                               target_label=target)
+            if len(self.schema.rel_spec(rel_type).pairs) > 1:
+                cypher = statement("copy_rel_table_pair", self.dialect, schema=self.schema, rel_type=rel_type,
+                                   source_label=source, target_label=target)
+            else:
+                cypher = statement("copy_rel_table", self.dialect, schema=self.schema, rel_type=rel_type)
             self._execute(cypher, {"frame": frame})
 
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:

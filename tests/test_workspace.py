@@ -18,7 +18,7 @@ def test_manifest_records_versions(workspace_path, sample_paths):
     assert manifest["knowledge_graph"]["name"] == "Hetionet" and manifest["knowledge_graph"]["version"] == "v1.0"
     assert manifest["embedding_model"]["dimension"] == 384
     assert manifest["literature_version"] >= 1
-    assert manifest["settings"]["damping"] == 0.5
+    assert manifest["settings"]["retrieval"]["damping"] == 0.5  # settings are stored by section
 
 
 def test_info_counts_match_the_sample(workspace, sample_records):

@@ -36,7 +36,7 @@ def kind_words(label: str, n: int = 2) -> str:
         return words
     if words.endswith("ss"):
         return words + "es"
-    if words.endswith("y") and not words.endswith("ey"):
+    if words.endswith("y") and words[-2:-1] not in ("a", "e", "o", "u"):  # pathway -> pathways, study -> studies
         return words[:-1] + "ies" if words != "anatomy" else "anatomy terms"
     return words + "s"
 
