@@ -92,6 +92,14 @@ class Settings:
         30, section="retrieval", unit="passages", range=">= 0", check=lambda v, _: int(v) >= 0,
         source="engram-kit (BioASQ study)",
         help="First-stage passages (BM25 + dense, RRF-fused) seeded in PPR, each weighted by its fused score.")
+    phrase_seed_share: float = setting(
+        0.9, section="retrieval", unit="share", range="[0, 1]", check=lambda v, _: 0.0 <= float(v) <= 1.0,
+        source="HippoRAG 2 (Gutierrez et al., 2025) seeds phrase nodes; 0.9 from three demo questions on the "
+               "bundled sample (0 / 0.5 / 0.9 put 0 / 1 / 2 of BACE1's 3 passages in the top 10), not tuned on "
+               "BioASQ",
+        help="Share of each entity seed's restart weight moved to the NounPhrase nodes that map to it (by MAPS_TO "
+             "confidence), so a question entity reaches the passages that mention it instead of leaking into "
+             "its knowledge-graph neighbourhood (a gene with hundreds of edges passed almost nothing to them).")
     hub_exponent: float = setting(
         0.5, section="retrieval", unit="exponent", range=">= 0", check=lambda v, _: float(v) >= 0.0,
         source="engram-kit (BioASQ ablation)",

@@ -332,6 +332,8 @@ class Retriever:
             i = index.index_of(node_id)
             if i is not None and weight > 0 and node_id not in excluded:
                 entity_seeds[i] = entity_seeds.get(i, 0.0) + float(weight)
+        entity_nodes = set(entity_seeds)  # the graph entities themselves: subgraph and evidence paths start here
+        entity_seeds = phrase_seeds(index, entity_seeds, settings.phrase_seed_share)
         timings["resolve"] = time.perf_counter() - t0
 
         # ---- hybrid first stage: dense + BM25 pools, fused by reciprocal rank
@@ -425,7 +427,7 @@ class Retriever:
         timings["rank"] += time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        seed_nodes = set(entity_seeds)
+        seed_nodes = entity_nodes
         passages = self._passage_hits(chosen, order, rel_score, inflow_norm, _minmax(sem_raw), ppr_pool, sem_raw,
                                       index, scores, seed_nodes)
         nodes, edges = (self._subgraph(index, scores, seed_nodes, include_negated=include_negated) if seed_nodes
@@ -604,6 +606,44 @@ def build_lexical_index(store: GraphStore, vectors: VectorStore) -> LexicalIndex
     rows = rows.set_index("id") if not rows.empty else rows
     kept = [p for p in ids if p in rows.index]
     return LexicalIndex(kept, [str(rows.at[p, "text"]) for p in kept], [str(rows.at[p, "source"]) for p in kept])
+
+
+def phrase_seeds(index: GraphIndex, seeds: dict[int, float], share: float) -> dict[int, float]:
+    """Entity seeds with ``share`` of each entity's weight moved to its NounPhrase nodes.
+
+    Literature nodes follow the ``n_kg`` knowledge-graph nodes in ``index``; an entity's literature neighbours
+    are the NounPhrases that map to it, weighted by the ``MAPS_TO`` confidence (the CSR edge weight). An entity
+    that no passage mentions keeps its whole weight. HippoRAG 2 seeds phrase nodes for the same reason.
+
+    Parameters
+    ----------
+    seeds : graph index -> weight (>= 0).
+    share : in [0, 1].
+
+    Returns
+    -------
+    dict of int to float
+        The same total weight, spread over entities and phrase nodes.
+    """
+    if share <= 0.0:
+        return dict(seeds)
+    adjacency = index.graph.adjacency
+    out: dict[int, float] = {}
+    for i, weight in seeds.items():
+        if i >= index.n_kg:  # already a literature node (e.g. a pinned NounPhrase)
+            out[i] = out.get(i, 0.0) + weight
+            continue
+        row = slice(adjacency.indptr[i], adjacency.indptr[i + 1])
+        neighbours, edge_weights = adjacency.indices[row], adjacency.data[row]
+        phrases = neighbours >= index.n_kg
+        total = float(edge_weights[phrases].sum())
+        if total <= 0.0:
+            out[i] = out.get(i, 0.0) + weight
+            continue
+        out[i] = out.get(i, 0.0) + weight * (1.0 - share)
+        for j, w in zip(neighbours[phrases].tolist(), edge_weights[phrases].tolist()):
+            out[j] = out.get(j, 0.0) + weight * share * float(w) / total
+    return out
 
 
 def _int_or_none(value: object) -> int | None:
