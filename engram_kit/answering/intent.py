@@ -276,7 +276,9 @@ def _plans(anchor: str, kinds: tuple[str, ...], verbs: tuple[str, ...], schema: 
         for hop in _hops_between(schema, anchor, label):
             verb_hit = hop.verb in verbs
             kind_hit = bool(target) and label == target
-            if not (verb_hit or kind_hit):
+            # a question that names the kind it wants ("what compounds ...") is not answered by a plan that
+            # ends at another kind, however well its verb matches ("reduce" -> Disease downregulates Gene)
+            if not (verb_hit or kind_hit) or (target and not kind_hit):
                 continue
             score = 2.0 * verb_hit + 1.5 * kind_hit
             yield [hop], score, _verb_rank(hop.verb)
