@@ -143,6 +143,13 @@ class Settings:
         source="engram-kit",
         help="A seed's direct neighbours of one kind are all added to the subgraph when there are at most "
              "this many (all nine drugs of a disease, not three of them).")
+    name_seed_confidence: float = setting(
+        0.5, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: the link threshold before issue 14's calibration",
+        help="Lowest resolution confidence at which an exact or alias name typed in a question seeds PPR. Lower "
+             "than min_link_confidence (0.7, calibrated on mentions in documents) because a question names its "
+             "entity on purpose and the confidence of a name shared by orthologues is split among them: 'SHH' "
+             "matches 10 species' genes and the human one scores 0.66.")
     fuzzy_seed_confidence: float = setting(
         0.7, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval, source="engram-kit",
         help="Lowest resolution confidence at which a fuzzy-matched question entity (TF-IDF or embedding) seeds "

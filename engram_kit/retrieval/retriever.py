@@ -266,9 +266,11 @@ class Retriever:
         return cached[1]
 
     def _seed_threshold(self, method: str) -> float:
-        """Confidence a candidate needs to become a seed: stricter for fuzzy methods."""
-        floor = self.settings.min_link_confidence
-        return max(floor, self.settings.fuzzy_seed_confidence) if method in FUZZY_METHODS else floor
+        """Confidence a candidate needs to become a seed: exact/alias names ``name_seed_confidence``, fuzzy
+        methods the stricter of ``min_link_confidence`` and ``fuzzy_seed_confidence``."""
+        if method in FUZZY_METHODS:
+            return max(self.settings.min_link_confidence, self.settings.fuzzy_seed_confidence)
+        return self.settings.name_seed_confidence
 
     def retrieve(
         self,
