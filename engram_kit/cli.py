@@ -90,7 +90,8 @@ def _ask_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("question")
     p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
-    p.add_argument("--alpha", type=float, default=None, help="PPR weight of the blended score, in [0, 1]")
+    p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
+                   "(default Settings.graph_weight; 0 = text only)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
 
@@ -205,10 +206,11 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
         print(f"  unresolved mentions: {', '.join(result.unresolved)}")
     if result.fallback:
         print(f"\nNote: {result.fallback}")
-    print(f"\nTop passages (score = {result.alpha:.2f} * PPR + {1 - result.alpha:.2f} * semantic):")
+    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text (BM25 + dense) + {result.alpha:.2f} * graph (PPR)):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
-        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} ppr={p.ppr_score:.3f} sem={p.semantic_score:.3f}  {title}")
+        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text={p.text_score:.3f} graph={p.ppr_score:.3f} "
+              f"cos={p.semantic_raw:.2f}  {title}")
         for path in p.paths[:1]:
             print(f"      via {path.describe()}")
     if not result.subgraph_nodes.empty:

@@ -47,7 +47,8 @@ def test_retrieval_quick(options: StudyOptions) -> None:
     # a small corpus of near-paraphrased titles: the text baselines must find most gold abstracts
     assert s["bm25_r5"] >= 0.8 and s["dense_r5"] >= 0.8 and s["blend_r5"] >= 0.8
     assert s["ppr_only_r5"] >= 0.3          # the graph signal alone is far above chance (5 / ~90)
-    assert s["identical_top10"] >= 0.75     # the study's re-implementation matches Retriever.retrieve
+    assert s["product_r1"] >= s["dense_r1"] - 0.05  # the product's ranking is not behind plain cosine
+    assert s["identical_top10"] == 1.0      # Retriever.retrieve is repeatable: the timed run equals the batch run
     assert "## Latency" in result.report.read_text()
 
 

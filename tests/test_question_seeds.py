@@ -8,7 +8,7 @@ import pytest
 
 from engram_kit.errors import QueryError
 from engram_kit.retrieval.question import SeedCandidate, biomedical_terms, choose_readings, seed_weights
-from engram_kit.retrieval.ranking import graph_passage_scores, passage_seed_vector, ranks_of, rrf
+from engram_kit.retrieval.ranking import blend, graph_evidence, order_of, ranks_of, rrf, text_scores
 
 
 @pytest.fixture(scope="module")
@@ -97,14 +97,44 @@ def test_off_topic_question_reports_low_relevance(workspace):
     assert on.on_topic and on.relevance > off.relevance
 
 
-def test_hub_control_divides_only_the_graph_inflow():
-    ppr = np.array([0.30, 0.30, 0.05])
-    restart = np.array([0.10, 0.10, 0.05])     # the third passage got no inflow
+def test_hub_control_divides_the_walk_by_passage_degree():
+    ppr = np.array([0.30, 0.30, 0.0])
     degree = np.array([1.0, 100.0, 50.0])
-    off = graph_passage_scores(ppr, restart, degree, 0.0)
-    assert off.tolist() == pytest.approx([0.30, 0.30, 0.05])
-    on = graph_passage_scores(ppr, restart, degree, 1.0)
-    assert on.tolist() == pytest.approx([0.30, 0.10 + 0.20 / 100, 0.05])
+    assert graph_evidence(ppr, degree, 0.0).tolist() == pytest.approx([1.0, 1.0, 0.0])
+    # a passage with 100 noun-phrase mentions keeps a tenth of its mass at exponent 0.5
+    assert graph_evidence(ppr, degree, 0.5).tolist() == pytest.approx([1.0, 0.1, 0.0])
+    assert graph_evidence(np.zeros(3), degree, 0.5).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_text_score_is_a_convex_combination_of_normalised_cosine_and_bm25():
+    cosine = np.array([0.8, 0.4, 0.6])
+    bm25 = np.array([0.0, 10.0, 5.0])
+    assert text_scores(cosine, bm25, 1.0).tolist() == pytest.approx([1.0, 0.0, 0.5])
+    assert text_scores(cosine, bm25, 0.0).tolist() == pytest.approx([0.0, 1.0, 0.5])
+    # 0.6 * [1, 0, 0.5] + 0.4 * [0, 1, 0.5]: the passage both signals like best wins
+    mixed = text_scores(cosine, bm25, 0.6)
+    assert mixed.tolist() == pytest.approx([0.6, 0.4, 0.5])
+    with pytest.raises(QueryError, match="dense_weight"):
+        text_scores(cosine, bm25, 1.5)
+    with pytest.raises(QueryError, match="aligned"):
+        text_scores(cosine, bm25[:2], 0.5)
+
+
+def test_graph_weight_bounds_what_the_graph_can_move():
+    text = np.array([1.0, 0.96, 0.2])
+    graph = np.array([0.0, 1.0, 1.0])
+    final = blend(text, graph, 0.05)
+    # the graph reorders a near-tie (0.96 with evidence passes 1.0 without it) ...
+    assert order_of(final, np.array([0.5, 0.5, 0.5]), 3).tolist() == [1, 0, 2]
+    # ... but cannot lift a weak text match over a strong one: the gain is at most graph_weight
+    assert final[2] < final[0] and (final - (1 - 0.05) * text).max() <= 0.05 + 1e-12
+    assert blend(text, graph, 0.0).tolist() == pytest.approx(text.tolist())
+    with pytest.raises(QueryError, match="graph_weight"):
+        blend(text, graph, -0.1)
+
+
+def test_order_breaks_ties_by_cosine():
+    assert order_of(np.array([0.5, 0.5, 0.7]), np.array([0.1, 0.9, 0.0]), 3).tolist() == [2, 1, 0]
 
 
 def test_rrf_keeps_a_passage_only_one_signal_found():
@@ -112,5 +142,3 @@ def test_rrf_keeps_a_passage_only_one_signal_found():
     bm25 = ranks_of(np.array([0.0, 7.0, 0.0]), present=np.array([False, True, False]))
     fused = rrf([dense, bm25])
     assert fused.tolist() == pytest.approx([1 / 61, 1 / 63 + 1 / 61, 1 / 62])
-    seeds = passage_seed_vector(fused, 2)
-    assert seeds.sum() == pytest.approx(1.0) and seeds[2] == 0.0 and seeds[1] > seeds[0]

@@ -9,28 +9,25 @@ Compared, over the same passage vectors and the same BM25 index class as the pro
 (:class:`engram_kit.retrieval.lexical.LexicalIndex`):
 
 * **dense**: exact MiniLM cosine over the whole corpus; **BM25**: bm25s over the whole corpus;
-* **BM25 + dense (RRF)**: the product's first stage alone (top ``candidate_pool`` of each, RRF k = 60);
-* **default**: the product ranking (:mod:`engram_kit.retrieval.ranking`): PPR seeded by the question's
-  entities (share ``ppr_weight``) and the top ``passage_seeds`` fused passages, ranked by the stationary
-  distribution with hub control;
-* ablations: no passage seeds (entity seeds only, ``alpha = 1``), no hub control (``hub_exponent = 0``),
-  no kind priors, no specificity (``seed_specificity = 0``), no entity seeds (``alpha = 0``), and a small
-  grid over ``ppr_weight``, ``passage_seeds`` and ``hub_exponent`` (reported in full, tuned on this dev
-  split: the held-out BioASQ questions kept by the project check generalisation).
+* **BM25 + dense (RRF)**: reciprocal-rank fusion (k = 60) of the top ``candidate_pool`` of each;
+* **default**: the product ranking (:mod:`engram_kit.retrieval.ranking`, the same functions): hybrid text
+  score (convex combination, ``dense_weight``) blended with entity-seeded PPR evidence (``graph_weight``);
+* ablations: text only (``graph_weight = 0``), no hub control, no phrase seeds, no kind priors, no
+  specificity, a heavier graph (0.2), the dense-weight grid (0.5, 0.7: tuned on this dev split, so the grid
+  is reported in full; the held-out BioASQ questions kept by the project check generalisation), RRF instead
+  of the convex combination, and the previous default (RRF first stage + HippoRAG 2-style passage-seeded
+  PPR ranked by the stationary distribution with hub control).
 
 Each variant's per-question scores are compared with each baseline by a paired bootstrap (2,000 resamples,
-seed 0). The study re-implements the retriever's ranking over precomputed arrays (one batched PPR per
-variant) and checks it against ``Retriever.retrieve`` on the latency questions (top-10 agreement).
+seed 0). The study re-implements the retriever's candidate pool over precomputed arrays (one batched PPR per
+seed configuration) and checks it against ``Retriever.retrieve`` on the latency questions (top-10 agreement).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import pickle
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,7 +35,7 @@ import numpy as np
 
 from benchmarks.quality.bioasq_data import BioASQQuestion, load_bioasq
 from benchmarks.quality.common import StudyOptions, StudyResult, markdown_table, write_report
-from benchmarks.quality.retrieval import CACHE_DIR, _build_marker, _load_average, corpus_workspace
+from benchmarks.quality.retrieval import CACHE_DIR, _build_marker, _load_average, corpus_workspace, exact_linking_only
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +67,24 @@ OFF_TOPIC = (
 
 @dataclass(frozen=True)
 class Variant:
-    """One ranking configuration: the retriever's settings that matter for ranking."""
+    """One ranking configuration: the retriever's settings that matter for ranking.
+
+    ``fusion`` is ``"convex"`` (the product's text score) or ``"rrf"``; ``previous`` selects the ranking this
+    issue replaced (RRF first stage, passage + entity seeds, stationary distribution with hub control).
+    """
 
     name: str
-    alpha: float = 0.5
-    passage_seeds: int = 30
+    graph_weight: float = 0.05
+    dense_weight: float = 0.6
     hub_exponent: float = 0.5
+    phrase_share: float = 0.9
     specificity: float = 0.5
     kind_priors: bool = True
+    fusion: str = "convex"
+    previous: bool = False
 
-    def ppr_key(self) -> tuple[Any, ...]:
-        return (self.alpha, self.passage_seeds, self.specificity, self.kind_priors)
+    def walk_key(self) -> tuple[Any, ...]:
+        return (self.phrase_share, self.specificity, self.kind_priors)
 
 
 @dataclass
@@ -97,36 +101,12 @@ class Bench:
     damping: float
     counts: dict[str, int]
     build: dict[str, Any] = field(default_factory=dict)
-    walks: dict[tuple[Any, ...], np.ndarray] = field(default_factory=dict)
+    walks: dict[tuple[Any, ...], list[np.ndarray]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     seeds: dict[tuple[bool, float], list[dict[int, float]]] = field(default_factory=dict)
 
 
 # ============================================================================================ data
-@contextmanager
-def exact_linking_only() -> Iterator[None]:
-    """While building the benchmark workspace, link passage mentions by exact name/alias look-up only.
-
-    The fuzzy steps of the resolver (character TF-IDF over ~100k keys, then embeddings) cost ~0.3 CPU-s per
-    distinct mention, about 80% of ingestion time; on the loaded shared machine the full corpus would not
-    ingest in the time available. Every method in the study uses the same workspace, so the comparison
-    stays paired; the graph has fewer MAPS_TO links than a default ingestion (fuzzy links are the
-    lower-confidence ones). Question parsing keeps the full resolver.
-    """
-    from engram_kit.resolution.resolver import EntityResolver
-
-    original = EntityResolver._cascade
-
-    def lookup_only(self, text, restrict, context):  # noqa: ANN001, ANN202 - same signature as _cascade
-        return self._lookup(text, restrict, context)
-
-    EntityResolver._cascade = lookup_only  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        EntityResolver._cascade = original  # type: ignore[method-assign]
-
-
 def load(options: StudyOptions) -> Bench:
     from engram_kit.retrieval.lexical import LexicalIndex
 
@@ -210,8 +190,8 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     return part[np.lexsort((part, -scores[part]))]
 
 
-def first_stage(bench: Bench, qi: int, rrf_k: float = 60.0) -> tuple[np.ndarray, np.ndarray]:
-    """The product's first stage: pool positions (dense pool then BM25-only ones) and their RRF scores."""
+def rrf_first_stage(bench: Bench, qi: int, rrf_k: float = 60.0) -> tuple[np.ndarray, np.ndarray]:
+    """The fusion baseline: pool positions (dense pool then BM25-only ones) and their RRF scores."""
     from engram_kit.retrieval.ranking import ranks_of, rrf
 
     d_top = _top(bench.dense[qi], bench.pool)
@@ -223,22 +203,83 @@ def first_stage(bench: Bench, qi: int, rrf_k: float = 60.0) -> tuple[np.ndarray,
     return pool, rrf([ranks_of(cos), ranks_of(bm, present=bm > 0)], k=rrf_k)
 
 
-def ppr_scores(bench: Bench, v: Variant) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per question: (candidate positions, PPR mass, own restart mass, fused first-stage scores) for ``v``."""
+def entity_walks(bench: Bench, v: Variant) -> list[np.ndarray]:
+    """Per question, the PPR probability of every corpus passage from the question's entity seeds (phrase
+    seeding as in ``Retriever.retrieve``); zeros for a question without seeds. Memoised per configuration."""
     from engram_kit.retrieval.ppr import personalized_pagerank_many
-    from engram_kit.retrieval.ranking import passage_seed_vector
+    from engram_kit.retrieval.retriever import phrase_seeds
+
+    key = ("entity",) + v.walk_key()
+    if key in bench.walks:
+        return bench.walks[key]
+    index = bench.ws.graph_index()
+    seeds = [phrase_seeds(index, s, v.phrase_share) if s else {} for s in entity_seeds(bench, v.kind_priors, v.specificity)]
+    has = bench.graph_node >= 0
+    out = [np.zeros(len(bench.passage_ids)) for _ in seeds]
+    todo = [qi for qi, s in enumerate(seeds) if s and sum(s.values()) > 0]
+    for start in range(0, len(todo), PPR_BATCH):
+        batch = todo[start:start + PPR_BATCH]
+        res = personalized_pagerank_many(index.graph, [seeds[qi] for qi in batch], damping=bench.damping,
+                                         tol=bench.ws.settings.ppr_tol, max_iter=bench.ws.settings.ppr_max_iter)
+        for row, qi in enumerate(batch):
+            out[qi][has] = res.scores[row][bench.graph_node[has]].astype(np.float64)
+    bench.walks[key] = out
+    return out
+
+
+def product_ranking(bench: Bench, qi: int, walk: np.ndarray, v: Variant) -> np.ndarray:
+    """Top ``K`` passage positions of question ``qi`` by the product's formula (the same functions as
+    ``Retriever.retrieve``: candidates = top dense + top BM25 + top reached by the walk)."""
+    from engram_kit.retrieval.ranking import blend, graph_evidence, order_of, text_scores
+
+    d_top = _top(bench.dense[qi], bench.pool)
+    b = bench.bm25[qi]
+    b_top = _top(b, bench.pool)
+    b_top = b_top[b[b_top] > 0]
+    g_top = _top(walk, bench.pool) if walk.any() else np.zeros(0, dtype=np.int64)
+    g_top = g_top[walk[g_top] > 0]
+    cand = np.array(list(dict.fromkeys([*d_top.tolist(), *b_top.tolist(), *g_top.tolist()])), dtype=np.int64)
+    cos = bench.dense[qi, cand].astype(np.float64)
+    if v.fusion == "rrf":
+        _, fused = rrf_first_stage(bench, qi)
+        pool, _ = rrf_first_stage(bench, qi)
+        lookup = dict(zip(pool.tolist(), fused.tolist()))
+        text = np.array([lookup.get(int(c), 0.0) for c in cand])
+        text = text / text.max() if text.max() > 0 else text
+    else:
+        text = text_scores(cos, b[cand].astype(np.float64), v.dense_weight)
+    graph = graph_evidence(walk[cand], bench.degree[cand], v.hub_exponent)
+    share = v.graph_weight if walk.any() else 0.0
+    return cand[order_of(blend(text, graph, share), cos, K)]
+
+
+# ---- the ranking this issue replaced (kept as the "previous default" row)
+def _passage_seed_vector(first: np.ndarray, n_seeds: int) -> np.ndarray:
+    s = np.zeros(first.shape, dtype=np.float64)
+    if first.size == 0 or n_seeds <= 0:
+        return s
+    top = np.argsort(-first, kind="stable")[: min(n_seeds, first.size)]
+    w = np.maximum(first[top].astype(np.float64), 0.0)
+    s[top] = w if w.sum() > 0 else 1.0
+    return s / s.sum()
+
+
+def previous_rankings(bench: Bench, v: Variant, alpha: float = 0.5, n_seeds: int = 30) -> list[np.ndarray]:
+    """The previous default: PPR seeded by the entities (share ``alpha``, no phrase seeds) and the top
+    ``n_seeds`` RRF passages, passages ranked by stationary probability with the inflow divided by
+    ``degree ** hub_exponent``; ties by RRF score."""
+    from engram_kit.retrieval.ppr import personalized_pagerank_many
 
     index = bench.ws.graph_index()
     seeds = entity_seeds(bench, v.kind_priors, v.specificity)
+    has = bench.graph_node >= 0
     prepared = []
     for qi in range(len(bench.questions)):
-        pool, fused = first_stage(bench, qi)
-        p_seed = passage_seed_vector(fused, v.passage_seeds)
+        pool, fused = rrf_first_stage(bench, qi)
+        p_seed = _passage_seed_vector(fused, n_seeds)
         es = seeds[qi]
-        e_share = v.alpha if es else 0.0
-        p_share = 1.0 - e_share if p_seed.any() else 0.0
-        if p_share == 0.0 and es:
-            e_share = 1.0
+        e_share = alpha if es else 0.0
+        p_share = 1.0 - e_share
         restart: dict[int, float] = {}
         tot = sum(es.values())
         for i, w in es.items():
@@ -248,44 +289,28 @@ def ppr_scores(bench: Bench, v: Variant) -> list[tuple[np.ndarray, np.ndarray, n
             if node >= 0:
                 restart[node] = restart.get(node, 0.0) + p_share * float(p_seed[j])
         prepared.append((pool, fused, p_seed, p_share, restart))
-    graph_scores: list[np.ndarray | None] = [None] * len(prepared)
-    keys = [(qi, tuple(sorted((k, round(w, 12)) for k, w in p[4].items()))) for qi, p in enumerate(prepared)]
-    for qi, key in enumerate(keys):  # a question whose restart vector another variant already walked
-        graph_scores[qi] = bench.walks.get(key)
-    todo = [qi for qi, p in enumerate(prepared) if p[4] and sum(p[4].values()) > 0 and graph_scores[qi] is None]
-    has = bench.graph_node >= 0
+    walks: list[np.ndarray] = [np.zeros(len(bench.passage_ids)) for _ in prepared]
+    todo = [qi for qi, p in enumerate(prepared) if p[4] and sum(p[4].values()) > 0]
     for start in range(0, len(todo), PPR_BATCH):
         batch = todo[start:start + PPR_BATCH]
         res = personalized_pagerank_many(index.graph, [prepared[qi][4] for qi in batch], damping=bench.damping,
                                          tol=bench.ws.settings.ppr_tol, max_iter=bench.ws.settings.ppr_max_iter)
         for row, qi in enumerate(batch):
-            full = np.zeros(len(bench.passage_ids))
-            full[has] = res.scores[row][bench.graph_node[has]].astype(np.float64) * sum(prepared[qi][4].values())
-            graph_scores[qi] = full
-            bench.walks[keys[qi]] = full
+            walks[qi][has] = res.scores[row][bench.graph_node[has]].astype(np.float64) * sum(prepared[qi][4].values())
     out = []
     for qi, (pool, fused, p_seed, p_share, _) in enumerate(prepared):
-        out.append(_final(bench, v, pool, fused, p_seed, p_share, graph_scores[qi]))
+        graph = walks[qi]
+        in_pool = set(pool.tolist())
+        extra = [int(i) for i in _top(graph, bench.pool) if graph[i] > 0 and int(i) not in in_pool]
+        cand = np.concatenate([pool, np.array(extra, dtype=np.int64)])
+        restart = np.zeros(cand.size)
+        restart[:pool.size] = (1.0 - bench.damping) * p_share * p_seed
+        ppr = np.maximum(graph[cand], restart)
+        inflow = np.maximum(ppr - restart, 0.0) / np.maximum(bench.degree[cand], 1.0) ** v.hub_exponent
+        final = np.where(ppr > 0, restart + inflow, restart)
+        fused_all = np.concatenate([fused, np.zeros(len(extra))])
+        out.append(cand[np.lexsort((-fused_all, -final))][:K])
     return out
-
-
-def _final(bench: Bench, v: Variant, pool: np.ndarray, fused: np.ndarray, p_seed: np.ndarray, p_share: float,
-           graph: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    if graph is None:
-        graph = np.zeros(len(bench.passage_ids))
-    in_pool = set(pool.tolist())
-    extra = [int(i) for i in _top(graph, bench.pool) if graph[i] > 0 and int(i) not in in_pool]
-    cand = np.concatenate([pool, np.array(extra, dtype=np.int64)])
-    restart = np.zeros(cand.size)
-    restart[:pool.size] = (1.0 - bench.damping) * p_share * p_seed
-    ppr = np.maximum(graph[cand], restart)
-    fused_all = np.concatenate([fused, np.zeros(len(extra))])
-    return cand, ppr, restart, fused_all
-
-
-def ranking_of(cand: np.ndarray, final: np.ndarray, fused: np.ndarray) -> np.ndarray:
-    order = np.lexsort((-fused, -final))
-    return cand[order][:K]
 
 
 # ======================================================================================== metrics
@@ -367,19 +392,21 @@ def run(options: StudyOptions) -> StudyResult:
     load_before = _load_average()
     bench = load(options)
     s = bench.ws.settings
-    default = Variant("default (product)", s.ppr_weight, s.passage_seeds, s.hub_exponent, s.seed_specificity,
-                      s.kind_priors)
+    default = Variant("default (product)", s.graph_weight, s.dense_weight, s.hub_exponent, s.phrase_seed_share,
+                      s.seed_specificity, s.kind_priors)
     variants = [
         default,
-        replace(default, name="no passage seeds (entity seeds only, alpha 1)", alpha=1.0),
-        replace(default, name="no entity seeds (passage seeds only, alpha 0)", alpha=0.0),
+        replace(default, name="text only (graph_weight 0)", graph_weight=0.0),
         replace(default, name="no hub control (hub_exponent 0)", hub_exponent=0.0),
+        replace(default, name="no phrase seeds (phrase_seed_share 0)", phrase_share=0.0),
         replace(default, name="no kind priors", kind_priors=False),
         replace(default, name="no specificity (seed_specificity 0)", specificity=0.0),
+        replace(default, name="heavier graph (graph_weight 0.2)", graph_weight=0.2),
+        replace(default, name="RRF text score + graph evidence", fusion="rrf"),
     ]
     if not options.quick:
-        variants += [replace(default, name=f"grid: hub_exponent {h}", hub_exponent=h) for h in (1.0,)
-                     if h != default.hub_exponent]
+        variants += [replace(default, name=f"grid: dense_weight {w}", dense_weight=w) for w in (0.5, 0.7)
+                     if w != default.dense_weight]
     n_q = len(bench.questions)
     runs: dict[str, list[np.ndarray]] = {
         "dense (MiniLM cosine)": [_top(bench.dense[i], K) for i in range(n_q)],
@@ -387,23 +414,18 @@ def run(options: StudyOptions) -> StudyResult:
     }
     fusion = []
     for i in range(n_q):
-        pool, fused = first_stage(bench, i)
+        pool, fused = rrf_first_stage(bench, i)
         fusion.append(pool[np.argsort(-fused, kind="stable")][:K])
     runs["BM25 + dense (RRF k=60)"] = fusion
-    cache: dict[tuple[Any, ...], list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
-    disk = CACHE_DIR / f"bioasq-ppr-{'quick' if options.quick else 'full'}.pkl"
-    if disk.is_file():  # PPR runs of earlier invocations (same workspace build): rerunning with other defaults is cheap
-        stored = pickle.loads(disk.read_bytes())
-        if stored.get("build") == bench.build:
-            cache.update(stored["runs"])
     for v in variants:
         t0 = time.perf_counter()
-        key = v.ppr_key()
-        if key not in cache:
-            cache[key] = ppr_scores(bench, v)
-            disk.write_bytes(pickle.dumps({"build": bench.build, "runs": cache}))
-        runs[v.name] = [ranking_of(*_rescore(bench, v, c)) for c in cache[key]]
+        walks = entity_walks(bench, v)
+        runs[v.name] = [product_ranking(bench, qi, walks[qi], v) for qi in range(n_q)]
         bench.timings[f"variant: {v.name}"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    previous = "previous default (RRF + passage-seeded PPR, HippoRAG 2 style)"
+    runs[previous] = previous_rankings(bench, default)
+    bench.timings[f"variant: {previous}"] = time.perf_counter() - t0
     per_q = {name: score_all(r, bench) for name, r in runs.items()}
     baselines = ["dense (MiniLM cosine)", "BM25 (bm25s)", "BM25 + dense (RRF k=60)"]
     resolved = np.array([bool(sd) for sd in entity_seeds(bench, default.kind_priors, default.specificity)])
@@ -416,7 +438,7 @@ def run(options: StudyOptions) -> StudyResult:
     main_rows = rows_for(everything, list(runs))
     nd = MEASURES.index("nDCG@10")
     comparisons = []
-    for name in [v.name for v in variants]:
+    for name in [v.name for v in variants] + [previous]:
         for b in baselines:
             d, lo, hi = bootstrap(per_q[name][:, nd], per_q[b][:, nd])
             comparisons.append({"a": name, "b": b, "nDCG@10 a - b": d, "95% CI low": lo, "95% CI high": hi})
@@ -450,12 +472,12 @@ def run(options: StudyOptions) -> StudyResult:
         f"- Questions: {n_q} BioASQ 12b dev questions (12B1 + 12B2 golden){' (quick subsample)' if options.quick else ''}.",
         "- Corpus: " + "; ".join(f"{k}: {v}" for k, v in bench.counts.items()) + ".",
         f"- Knowledge graph: full shared Hetionet ({bench.ws.manifest['knowledge_graph']['n_edges']:,} edges).",
-        f"- Default settings: ppr_weight (entity share of restart) {s.ppr_weight}, passage_seeds {s.passage_seeds}, "
-        f"hub_exponent {s.hub_exponent}, seed_specificity {s.seed_specificity}, kind_priors {s.kind_priors}, "
-        f"damping {s.damping}, candidate_pool {s.candidate_pool}, RRF k {s.rrf_k}.",
+        f"- Default settings: graph_weight {s.graph_weight}, dense_weight {s.dense_weight}, hub_exponent "
+        f"{s.hub_exponent}, phrase_seed_share {s.phrase_seed_share}, seed_specificity {s.seed_specificity}, "
+        f"kind_priors {s.kind_priors}, damping {s.damping}, candidate_pool {s.candidate_pool}; RRF baseline k 60.",
         f"- Metrics per question then averaged; nDCG@10 binary, ideal over min(|gold|, 10). Bootstrap {BOOTSTRAP} "
         f"paired resamples, seed {SEED}.",
-        f"- Machine: shared 2-core machine, loaded by other jobs. Load (1/5/15 min) at start {load_before}, at end "
+        f"- Machine: 2-core machine (other jobs may share it). Load (1/5/15 min) at start {load_before}, at end "
         f"{_load_average()}. Wall time {total:.0f} s.",
         "", "## All methods", "", markdown_table(main_rows, cols),
         "", "## Paired bootstrap of nDCG@10 against each baseline", "",
@@ -469,7 +491,7 @@ def run(options: StudyOptions) -> StudyResult:
         "", "## Absolute relevance calibration (top-1 raw cosine)", "",
         markdown_table(calib, list(calib[0])),
         "", "## Latency", "",
-        f"`Retriever.retrieve(question, top_k=10)` on the first {n_lat} questions, warm workspace, loaded machine. "
+        f"`Retriever.retrieve(question, top_k=10)` on the first {n_lat} questions, warm workspace (machine load above). "
         f"Top-10 identical to the study's re-implementation on {lat['identical']:.0%} of them (mean overlap "
         f"{lat['overlap']:.0%}; the product's dense pool comes from chromadb's approximate HNSW index).", "",
         markdown_table(lat_rows, ["stage", "median s", "p90 s"]),
@@ -481,12 +503,3 @@ def run(options: StudyOptions) -> StudyResult:
     summary = {"questions": n_q, **{f"{n} nDCG@10": float(per_q[n][:, nd].mean()) for n in [*baselines, default.name]},
                "latency_median_s": lat["median_s"]}
     return StudyResult("bioasq", report, [], summary, total)
-
-
-def _rescore(bench: Bench, v: Variant, cached: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Final scores of a cached PPR run with ``v.hub_exponent`` (hub control is post-processing only)."""
-    from engram_kit.retrieval.ranking import graph_passage_scores
-
-    cand, ppr, restart, fused = cached
-    return cand, graph_passage_scores(ppr, restart, bench.degree[cand], v.hub_exponent), fused

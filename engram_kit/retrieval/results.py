@@ -232,15 +232,15 @@ class EvidencePath:
 
 @dataclass(frozen=True)
 class PassageHit:
-    """One ranked passage with both component scores.
+    """One ranked passage with its component scores (see :mod:`engram_kit.retrieval.ranking`).
 
-    ``score`` is the ranking score (PPR probability with hub control, see
-    :mod:`engram_kit.retrieval.ranking`) divided by the best candidate's, in [0, 1]: relative to this
-    question only (the absolute relevance is ``RetrievalResult.relevance``). ``ppr_score`` is the
-    graph's share (the hub-controlled inflow through shared phrases and entities, min-max normalised over
-    the candidates) and ``semantic_score`` the min-max normalised cosine; ``ppr_raw`` is the passage's PPR
-    probability (its own restart mass included); ``semantic_raw`` the cosine similarity of question and
-    passage embeddings.
+    ``score`` is the ranking score ``(1 - alpha) * text_score + alpha * ppr_score`` divided by the best
+    candidate's, in [0, 1]: relative to this question only (the absolute relevance is
+    ``RetrievalResult.relevance``). ``text_score`` in [0, 1] is the hybrid text score (min-max cosine and
+    max-normalised BM25, ``Settings.dense_weight``); ``ppr_score`` in [0, 1] the graph evidence (entity-seeded
+    PPR with hub control, over the best candidate's); ``semantic_score`` the min-max normalised cosine.
+    Raw values: ``ppr_raw`` the passage node's PPR probability, ``semantic_raw`` the cosine similarity of
+    question and passage embeddings, ``bm25_raw`` the BM25 score.
     """
 
     rank: int
@@ -261,6 +261,8 @@ class PassageHit:
     semantic_raw: float
     entities: tuple[str, ...] = ()
     paths: tuple[EvidencePath, ...] = ()
+    text_score: float = 0.0
+    bm25_raw: float = 0.0
 
     @property
     def citation(self) -> str:
@@ -322,13 +324,14 @@ class RetrievalResult:
         rows = [
             {
                 "rank": p.rank, "citation": p.citation, "title": p.title, "year": p.year, "source": p.source,
-                "score": round(p.score, 4), "ppr": round(p.ppr_score, 4), "semantic": round(p.semantic_score, 4),
+                "score": round(p.score, 4), "text": round(p.text_score, 4), "ppr": round(p.ppr_score, 4),
+                "semantic": round(p.semantic_score, 4), "bm25": round(p.bm25_raw, 3),
                 "entities": ", ".join(p.entities[:6]), "passage_id": p.passage_id,
             }
             for p in self.passages
         ]
-        return pd.DataFrame(rows, columns=["rank", "citation", "title", "year", "source", "score", "ppr",
-                                           "semantic", "entities", "passage_id"])
+        return pd.DataFrame(rows, columns=["rank", "citation", "title", "year", "source", "score", "text", "ppr",
+                                           "semantic", "bm25", "entities", "passage_id"])
 
     def entities_frame(self) -> pd.DataFrame:
         """Resolved question entities (the PPR seed nodes) as a DataFrame."""

@@ -1,17 +1,20 @@
-"""Question -> seeds -> Personalized PageRank over graph + passages -> ranked passages, with its trail.
+"""Question -> seeds -> hybrid text score + Personalized PageRank evidence -> ranked passages, with its trail.
 
-Method (HippoRAG 2, Gutierrez et al. 2025, adapted; details and sources in :mod:`engram_kit.retrieval.ranking`):
+Method (details, sources and measurements in :mod:`engram_kit.retrieval.ranking`):
 
 1. Entities in the question are found by the gazetteer and resolved to graph nodes; kind priors pick one
    reading when a name matches several kinds and seed weights reflect specificity
    (:mod:`engram_kit.retrieval.question`). Users can pin (``seeds=``) or drop (``exclude=``) seeds.
-2. A hybrid first stage ranks passages by BM25 (:mod:`engram_kit.retrieval.lexical`) and by dense cosine,
-   fused by reciprocal rank.
-3. PPR runs over the combined graph (knowledge graph + NounPhrase + Passage nodes) from the entity seeds
-   (share ``alpha`` = ``Settings.ppr_weight`` of the restart mass) and the top fused passages (the rest).
-4. Passages are ranked by their stationary probability, the graph inflow divided by passage degree to a
-   power (hub control). The raw cosine of the best passage is the absolute relevance: below
-   ``Settings.min_relevance`` the result says the question looks off-topic.
+2. Candidates are the top dense-cosine and top BM25 passages (:mod:`engram_kit.retrieval.lexical`), plus the
+   passages the walk below reaches best; each gets a hybrid text score (convex combination of min-max cosine
+   and max-normalised BM25, ``Settings.dense_weight``).
+3. PPR runs over the combined graph (knowledge graph + NounPhrase + Passage nodes) from the entity seeds,
+   part of each seed's weight moved to the NounPhrases that map to it (``Settings.phrase_seed_share``, as
+   HippoRAG 2 seeds phrase nodes). A passage's PPR probability divided by its degree to a power (hub
+   control) and scaled to [0, 1] is its graph evidence.
+4. The score is ``(1 - alpha) * text + alpha * graph`` with a small ``alpha`` (``Settings.graph_weight``),
+   so the graph orders near-ties and cannot drown the text. The raw cosine of the best passage is the
+   absolute relevance: below ``Settings.min_relevance`` the result says the question looks off-topic.
 5. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
    seeds to each passage, and the hub-drift diagnostic (share of PPR mass on the top 1% of nodes).
    Every subgraph edge and path hop carries its meaning (predicate, direction, knowledge sources,
@@ -22,8 +25,7 @@ Negated assertions (Biolink ``negated = true``) are not in the PPR graph, so rel
 out too unless ``retrieve(..., include_negated=True)``, which adds the negated edges among the subgraph's
 nodes, flagged ``negated = True`` (shown, never walked).
 
-When no entity resolves, PPR runs from the passage seeds alone (the walk still links passages through
-shared noun phrases) and ``fallback`` says so.
+When no entity resolves, passages are ranked by the text score alone and ``fallback`` says so.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from engram_kit.retrieval.question import (
     seed_weights,
     variant_candidates,
 )
-from engram_kit.retrieval.ranking import graph_passage_scores, passage_seed_vector, ranks_of, relevance_of, rrf
+from engram_kit.retrieval.ranking import blend, graph_evidence, minmax, order_of, relevance_of, text_scores
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import (
     EDGE_MEANING_COLUMNS,
@@ -105,16 +107,6 @@ class CSRPPREngine:
     def run(self, index: GraphIndex, seeds: Mapping[int, float], settings: Settings) -> PPRResult:
         return personalized_pagerank(index.graph, seeds, damping=settings.damping, tol=settings.ppr_tol,
                                      max_iter=settings.ppr_max_iter)
-
-
-def _minmax(values: np.ndarray) -> np.ndarray:
-    """Min-max normalise to [0, 1]; a constant vector maps to zeros (it carries no ranking signal)."""
-    if values.size == 0:
-        return values
-    lo, hi = float(values.min()), float(values.max())
-    if hi - lo <= 0.0:
-        return np.zeros_like(values)
-    return (values - lo) / (hi - lo)
 
 
 class Retriever:
@@ -291,8 +283,8 @@ class Retriever:
         question : natural-language question, 1 .. 2,000 characters.
         source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
         top_k : passages to return (default ``Settings.top_k``).
-        alpha : share of the PPR restart mass on the question's entity seeds in [0, 1], the rest on the top
-            first-stage passages (default ``Settings.ppr_weight``; see :mod:`engram_kit.retrieval.ranking`).
+        alpha : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
+            ``Settings.graph_weight``; 0 = text only; see :mod:`engram_kit.retrieval.ranking`).
         extra_seeds : node id -> weight added to the entity seeds (e.g. session memory), weights >= 0.
         seeds : nodes the user pins as seeds (``{node_id: weight}`` or a list of node ids, weight 1), added to
             the parsed ones; each appears among ``entities`` with method ``"pinned"``.
@@ -314,9 +306,10 @@ class Retriever:
                              f"{self.settings.max_question_chars} (Settings.max_question_chars).")
         if source not in SOURCE_FILTERS:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
-        alpha = self.settings.ppr_weight if alpha is None else float(alpha)
+        alpha = self.settings.graph_weight if alpha is None else float(alpha)
         if not 0.0 <= alpha <= 1.0:
-            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the entity seeds' share of the PPR restart mass.")
+            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the graph share of each passage's score "
+                             "(0 = text only).")
         if top_k is not None and top_k < 1:
             raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
@@ -338,7 +331,7 @@ class Retriever:
         entity_seeds = phrase_seeds(index, entity_seeds, settings.phrase_seed_share)
         timings["resolve"] = time.perf_counter() - t0
 
-        # ---- hybrid first stage: dense + BM25 pools, fused by reciprocal rank
+        # ---- candidates: the top dense and top BM25 passages
         t0 = time.perf_counter()
         q_vec = self.embedder.encode([question])[0]
         where = None if source == "all" else source
@@ -351,91 +344,62 @@ class Retriever:
         bm25_top = lexical.top(question, settings.candidate_pool, source=where)
         timings["lexical"] = time.perf_counter() - t0
 
-        t0 = time.perf_counter()
-        first = list(dict.fromkeys([*semantic, *bm25_top]))
-        self._fill_cosines(semantic, first, q_vec)
-        first = [p for p in first if p in semantic]  # a passage without a vector cannot be ranked
-        cos = np.array([semantic[p] for p in first], dtype=np.float64)
-        bm25 = np.array([bm25_all[bm25_pos[p]] if p in bm25_pos else 0.0 for p in first], dtype=np.float64)
-        fused = rrf([ranks_of(cos), ranks_of(bm25, present=bm25 > 0)], k=settings.rrf_k)
-
-        # ---- PPR seeded by the question's entities (share alpha) and the top fused passages (1 - alpha)
-        graph_node = dict(zip(index.passage_ids.tolist(), index.passage_nodes.tolist()))
-        p_seed = passage_seed_vector(fused, settings.passage_seeds)
-        entity_share = alpha if entity_seeds else 0.0
-        passage_share = 1.0 - entity_share if p_seed.any() else 0.0
-        if passage_share == 0.0 and entity_seeds:
-            entity_share = 1.0
-        restart_vec: dict[int, float] = {}
-        total_e = sum(entity_seeds.values())
-        for i, w in entity_seeds.items():
-            restart_vec[i] = entity_share * w / total_e
-        for j in np.flatnonzero(p_seed):
-            node = graph_node.get(first[j])
-            if node is not None:
-                restart_vec[node] = restart_vec.get(node, 0.0) + passage_share * float(p_seed[j])
-        timings["rank"] = time.perf_counter() - t0
-
         fallback = ""
         if not entity_seeds:
             fallback = ("No entity in the question resolved to the knowledge graph"
                         + (f" (unresolved: {', '.join(unresolved)})" if unresolved else "")
-                        + "; passages are ranked by the text first stage (BM25 + dense) and the phrases they "
-                          "share, without knowledge-graph seeds.")
+                        + "; passages are ranked by the text score (BM25 + dense) alone.")
+        # ---- graph evidence: PPR from the question's entities (and their noun phrases)
         t0 = time.perf_counter()
-        in_graph = sum(restart_vec.values())
-        if restart_vec and in_graph > 0:
-            ppr = self.ppr_engine.run(index, restart_vec, settings)
-            # PPR normalises its restart vector; scale back so that graph passages and passages outside the
-            # graph (which keep just their restart mass) share one scale.
-            scores = ppr.scores.astype(np.float64) * in_graph
+        if entity_seeds and sum(entity_seeds.values()) > 0:
+            ppr = self.ppr_engine.run(index, entity_seeds, settings)
+            scores = ppr.scores.astype(np.float64)
             iterations = ppr.iterations
             hub_mass = float(top_share(ppr.scores, settings.hub_fraction))
         else:
             scores, iterations, hub_mass = np.zeros(index.graph.n_nodes, dtype=np.float64), 0, 0.0
         timings["ppr"] = time.perf_counter() - t0
 
+        # ---- the pool: text candidates plus the passages the walk reached best; one score each
         t0 = time.perf_counter()
+        graph_node = dict(zip(index.passage_ids.tolist(), index.passage_nodes.tolist()))
         mask = np.ones(len(index.passage_ids), dtype=bool) if source == "all" else index.passage_sources == source
         graph_ids = index.passage_ids[mask]
         graph_ppr = scores[index.passage_nodes[mask]] if len(index.passage_nodes) else np.zeros(0)
-        extra = []
-        if graph_ppr.size:
-            order = np.argsort(-graph_ppr)[: settings.candidate_pool]
-            extra = [str(graph_ids[i]) for i in order if graph_ppr[i] > 0 and str(graph_ids[i]) not in semantic]
-        self._fill_cosines(semantic, extra, q_vec)
-        pool = first + [p for p in extra if p in semantic]
-        n_first = len(first)
-        restart = np.zeros(len(pool))
-        restart[:n_first] = (1.0 - settings.damping) * passage_share * p_seed
+        reached: list[str] = []
+        if graph_ppr.size and graph_ppr.max() > 0:
+            best = np.argsort(-graph_ppr, kind="stable")[: settings.candidate_pool]
+            reached = [str(graph_ids[i]) for i in best if graph_ppr[i] > 0]
+        pool = list(dict.fromkeys([*semantic, *bm25_top, *reached]))
+        self._fill_cosines(semantic, pool, q_vec)
+        pool = [p for p in pool if p in semantic]  # a passage without a vector cannot be ranked
+        cos = np.array([semantic[p] for p in pool], dtype=np.float64)
+        bm25 = np.array([bm25_all[bm25_pos[p]] if p in bm25_pos else 0.0 for p in pool], dtype=np.float64)
         ppr_pool = np.array([scores[graph_node[p]] if p in graph_node else 0.0 for p in pool])
         degree = np.array([index.graph.degree[graph_node[p]] if p in graph_node else 0.0 for p in pool])
-        ppr_pool = np.maximum(ppr_pool, restart)  # a seeded passage outside the graph keeps its restart mass
-        final = graph_passage_scores(ppr_pool, restart, degree, settings.hub_exponent)
-        fused_pool = np.concatenate([fused, np.zeros(len(pool) - n_first)])
-        # ties (e.g. passages no walk reached) fall back to the first-stage order
-        order = np.lexsort((-fused_pool, -final))[:top_k]
+        text = text_scores(cos, bm25, settings.dense_weight)
+        graph = graph_evidence(ppr_pool, degree, settings.hub_exponent)
+        graph_share = alpha if entity_seeds else 0.0
+        final = blend(text, graph, graph_share)
+        order = order_of(final, cos, top_k)
         chosen = [pool[i] for i in order]
-        sem_raw = np.array([semantic[p] for p in pool], dtype=np.float64)
-        top_cos = float(sem_raw.max()) if sem_raw.size else float("nan")
-        relevance, on_topic = relevance_of(top_cos, settings.min_relevance) if sem_raw.size else (top_cos, False)
-        if sem_raw.size and not on_topic:
+        top_cos = float(cos.max()) if cos.size else float("nan")
+        relevance, on_topic = relevance_of(top_cos, settings.min_relevance) if cos.size else (top_cos, False)
+        if cos.size and not on_topic:
             fallback = ((fallback + " ") if fallback else "") + (
                 f"Low relevance: the best passage's cosine similarity to the question is {relevance:.2f}, below "
                 f"{settings.min_relevance:.2f}; the corpus probably holds nothing about this question.")
         peak = float(final.max()) if final.size and final.max() > 0 else 1.0
-        rel_score = final / peak
-        inflow_norm = _minmax(np.maximum(final - restart, 0.0))
-        timings["rank"] += time.perf_counter() - t0
+        timings["rank"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         seed_nodes = entity_nodes
-        passages = self._passage_hits(chosen, order, rel_score, inflow_norm, _minmax(sem_raw), ppr_pool, sem_raw,
-                                      index, scores, seed_nodes)
+        passages = self._passage_hits(chosen, order, final / peak, graph, minmax(cos), ppr_pool, cos,
+                                      index, scores, seed_nodes, text=text, bm25=bm25)
         nodes, edges = (self._subgraph(index, scores, seed_nodes, include_negated=include_negated) if seed_nodes
                         else (_empty_nodes(), _empty_edges()))
         timings["subgraph"] = time.perf_counter() - t0
-        return RetrievalResult(question, source, entity_share, settings.damping, entities, passages,
+        return RetrievalResult(question, source, graph_share, settings.damping, entities, passages,
                                nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
                                graph=self.schema.name, graph_name=self.graph_name, relevance=relevance,
                                on_topic=on_topic)
@@ -458,7 +422,8 @@ class Retriever:
 
     # ------------------------------------------------------------------------------------------
     def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
-                      index: GraphIndex, scores: np.ndarray, seeds: set[int]) -> list[PassageHit]:
+                      index: GraphIndex, scores: np.ndarray, seeds: set[int], *, text: np.ndarray,
+                      bm25: np.ndarray) -> list[PassageHit]:
         if not chosen:
             return []
         rows = self.store.get_passages(chosen).set_index("id")
@@ -479,6 +444,7 @@ class Retriever:
                 score=float(blended[i]), ppr_score=float(ppr_norm[i]), semantic_score=float(sem_norm[i]),
                 ppr_raw=float(ppr_raw[i]), semantic_raw=float(sem_raw[i]),
                 entities=tuple(dict.fromkeys(str(n) for n in names)), paths=tuple(paths.get(pid, ())),
+                text_score=float(text[i]), bm25_raw=float(bm25[i]),
             ))
         return hits
 

@@ -180,8 +180,8 @@ class PassageCard(widgets.VBox):
         header = widgets.HTML(
             f'<span class="engram-badge engram-badge-{_e(hit.source)}">{_e(hit.source)}</span> '
             f'<b>#{hit.rank} {cite}</b>{year}{section}{title}<br>'
-            f'<span class="engram-scores">score {hit.score:.3f} &middot; PPR {hit.ppr_score:.3f} &middot; '
-            f'semantic {hit.semantic_score:.3f}</span>'
+            f'<span class="engram-scores">score {hit.score:.3f} &middot; text {hit.text_score:.3f} &middot; '
+            f'graph {hit.ppr_score:.3f} &middot; cosine {hit.semantic_raw:.2f}</span>'
             + (f'<br><span class="engram-scores">via {_e(hit.paths[0].describe())}</span>' if hit.paths else ""))
         short = hit.text if len(hit.text) <= SNIPPET_CHARS else hit.text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
         self.text = widgets.HTML(f'<div style="font-size:13px">{_e(short)}</div>')
