@@ -15,7 +15,7 @@ from engram_kit.errors import DataError, IngestionError, UnknownFileTypeError
 from engram_kit.ingestion.documents import ObjectStore, check_filename, document_prefix
 from engram_kit.resolution.aliases import AliasHubBuilder, aggregate_confidence, plan_hubs
 
-from test_pdf import PDFS, bad_inputs
+from test_pdf import FILLER, PDFS, after_references_pdf, bad_inputs
 
 DVT = PDFS / "bmc_dvt_prophylaxis_trauma_review.pdf"
 LITERATURE = ("Article", "Section", "Passage", "NounPhrase", "HAS_SECTION", "CONTAINS", "MENTIONS", "MAPS_TO", "SAME_AS")
@@ -276,6 +276,52 @@ def test_new_version_of_a_source_replaces_the_old_one_and_as_new_keeps_both(ws):
     assert repo.drop_history() == 1
     for doc_id in (new.id, kept.id):
         repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def _doi_pdf(sentence: str) -> bytes:
+    """A one-page PDF that prints its DOI on page 1 (read with confidence 0.85: enough to identify a version)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Heparin After Trauma", fontsize=16, fontname="hebo")
+    page.insert_text((72, 80), "doi: 10.5555/engram.2026.19", fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 700), sentence * 6 + FILLER * 3, fontsize=10)
+    return doc.tobytes()
+
+
+def test_versions_are_matched_by_url_and_by_doi_not_only_by_file_name(ws):
+    before = snapshot(ws)
+    repo = ws.documents
+    old = repo.add_bytes(NOTE_V1, "protocol-draft.md", source_url="https://example.org/protocol")
+    other = repo.add_bytes(NOTE_V1 + b" Other site.", "protocol-final.md", source_url="https://example.org/other")
+    new = repo.add_bytes(NOTE_V2, "protocol-final.md", source_url="https://example.org/protocol#methods")
+    assert repo.detail(old.id).status == "superseded"  # same URL (fragment ignored), another file name
+    assert repo.detail(other.id).status == "complete"  # same file name, another URL: another source
+    assert repo.versions(new.id)["id"].tolist() == [new.id, old.id]
+    first = repo.add_bytes(_doi_pdf("Heparin was given to all patients in the first version of the paper. "),
+                           "heparin_preprint.pdf")
+    second = repo.add_bytes(_doi_pdf("Compression devices were used instead in the revised version. "),
+                            "heparin-accepted.pdf")
+    assert second.status in ("complete", "complete_with_warnings") and first.id != second.id
+    assert repo.detail(first.id).status == "superseded"  # no URL, other file name: the DOI decides
+    assert ws.store.article_passages(first.id).empty and _vector_ids(ws, first.id) == []
+    assert repo.drop_history() == 2
+    for doc_id in (new.id, other.id, second.id):
+        repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_text_after_the_references_becomes_passages_of_its_own_sections(ws):
+    before = snapshot(ws)
+    report = ws.documents.add_bytes(after_references_pdf(), "after-refs.pdf")
+    passages = ws.store.article_passages(report.id)
+    late = passages[passages["page_start"] == 3]
+    assert set(late["section_title"]) == {"Supplementary methods", "Appendix A: Data dictionary", "Declarations"}
+    assert "References" not in set(passages["section_title"])
+    assert late["text"].str.contains("Enoxaparin dosing").any()
+    ws.documents.delete(report.id)
     assert snapshot(ws) == before
 
 

@@ -278,13 +278,22 @@ FILLER = ("Patients were followed for twelve months after discharge and outcomes
 def _pdf(lines: list[tuple[str, float, float]], *, extra: str = FILLER * 3) -> bytes:
     """A one-page PDF: ``(text, font size, baseline raise)`` runs written left to right on one line, then
     ``extra`` as a paragraph below (so the page has a text layer)."""
+    return _lines_pdf([[(text, size, rise, "helv") for text, size, rise in lines]], extra=extra)
+
+
+def _lines_pdf(lines: list[list[tuple[str, float, float, str]]], *, extra: str = FILLER * 3) -> bytes:
+    """Like :func:`_pdf` with several lines (14 pt apart) of ``(text, size, raise, base-14 font name)`` runs:
+    ``symb`` is Adobe Symbol (its glyphs come out as Latin letters), ``zadb`` ZapfDingbats."""
     doc = pymupdf.open()
     page = doc.new_page()
-    x = 72.0
-    for text, size, rise in lines:
-        page.insert_text((x, 100 - rise), text, fontsize=size)
-        x += pymupdf.get_text_length(text, fontsize=size)
-    page.insert_textbox(pymupdf.Rect(72, 130, 520, 400), extra, fontsize=10)
+    y = 100.0
+    for runs in lines:
+        x = 72.0
+        for text, size, rise, font in runs:
+            page.insert_text((x, y - rise), text, fontsize=size, fontname=font)
+            x += pymupdf.get_text_length(text, fontsize=size, fontname=font)
+        y += 14
+    page.insert_textbox(pymupdf.Rect(72, y + 16, 520, y + 300), extra, fontsize=10)
     return doc.tobytes()
 
 
@@ -311,6 +320,124 @@ def test_dehyphenation_keeps_real_compounds_and_joins_split_words():
     text = _text(doc.tobytes())
     assert "degree-preserving null model for beta-amyloid and Ac-SDKP levels with significance tests" in text
     assert "high-degree nodes and p-values" in text
+
+
+def test_unicode_hyphens_and_labels_at_line_ends():
+    """Too little joining: a typesetter's U+2010 hyphen at the line end was not seen as a hyphen ("anti‐ TNF‐ α");
+    too much: a one-letter label or a Greek suffix must keep its hyphen ("n-tridecanal", "TNF-α")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)  # built-in font with U+2010 and Greek
+    page.insert_text((72, 100), "Patients received anti\u2010\nTNF\u2010\n\u03b1 therapy and the odour n\u2010\ntridecanal "
+                     "and n-\ntridecanal were signifi\u2010\ncant in most of the patients.\n" + FILLER, fontsize=10,
+                     fontname="F0")
+    text = _text(doc.tobytes())
+    assert "Patients received anti-TNF-α therapy and the odour n-tridecanal and n-tridecanal were significant" in text
+    assert "\u2010 " not in text and "ntridecanal" not in text.replace("n-tridecanal", "")
+    # the same with the Greek letter drawn from the Symbol font ("a" -> alpha) after an ASCII hyphen
+    data = _lines_pdf([[("Patients received anti-", 10, 0, "helv")], [("TNF-", 10, 0, "helv")],
+                       [("a", 10, 0, "symb"), (" therapy or TNF-", 10, 0, "helv")], [("alpha blockers.", 10, 0, "helv")]])
+    assert "Patients received anti-TNF-α therapy or TNF-alpha blockers." in _text(data)
+
+
+def test_line_start_affiliation_and_footnote_markers_are_dropped():
+    data = _lines_pdf([[("1", 6, 3.5, "helv"), ("These authors contributed equally to this work.", 10, 0, "helv")],
+                       [("*", 6, 3.5, "helv"), ("Correspondence: jane.doe@example.org", 10, 0, "helv")],
+                       [("The dose was 10", 10, 0, "helv"), ("-5", 6, 3.5, "helv"), (" mol per litre.", 10, 0, "helv")]])
+    text = _text(data)
+    assert "These authors contributed equally to this work." in text and "1These" not in text
+    assert "Correspondence: jane.doe@example.org" in text and "*Correspondence" not in text
+    assert "The dose was 10^-5 mol per litre." in text  # a raised exponent after a digit is still kept
+
+
+def test_dingbat_bullets_and_symbol_font_greek_through_a_pdf():
+    data = _lines_pdf([[("r", 10, 0, "zadb"), (" Heparin reduced thrombosis in the cohort", 10, 0, "helv")],
+                       [("The sum ", 10, 0, "helv"), ("S", 10, 0, "symb"), (" of the scores and the ", 10, 0, "helv"),
+                        ("a", 10, 0, "symb"), (" level were reported.", 10, 0, "helv")]])
+    text = _text(data)
+    assert "• Heparin reduced thrombosis in the cohort" in text and "r Heparin" not in text
+    assert "The sum Σ of the scores and the α level were reported." in text
+    # a Symbol-font glyph without any Unicode (code 1): removed, counted, and the symbol font named
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "x", fontname="helv", fontsize=11)
+    page.insert_text((72, 90), "x", fontname="symb", fontsize=11)  # registers the font resources
+    for xref in page.get_contents()[1:]:
+        doc.update_stream(xref, b"")
+    body = FILLER.encode()
+    doc.update_stream(page.get_contents()[0], b"BT 1 0 0 1 72 770 Tm /helv 11 Tf (The sum ) Tj /symb 11 Tf <01> Tj "
+                      b"/helv 11 Tf ( of the values was computed for every patient.) Tj ET BT 1 0 0 1 72 740 Tm (" +
+                      body[:90] + b") Tj ET BT 1 0 0 1 72 726 Tm (" + body[90:] + b") Tj ET")
+    parsed_doc = parse_pdf(doc.tobytes())
+    assert "The sum of the values was computed" in _all_text(parsed_doc)
+    assert any("1 characters could not be read" in p and "fonts: Symbol 1" in p and "Greek letters or math" in p
+               for p in parsed_doc.problems)
+
+
+def after_references_pdf() -> bytes:
+    """Three pages: Introduction/Methods/Results, a reference list on page 2, then supplementary methods, an
+    appendix and declarations on page 3 (headings in the body's heading style). Used by test_documents.py."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Heparin After Trauma: A Constructed Study", fontsize=16, fontname="hebo")
+    for y, title in ((120, "Introduction"), (320, "Methods"), (520, "Results")):
+        page.insert_text((72, y), title, fontsize=12, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, y + 10, 520, y + 180), FILLER * 4, fontsize=10)
+    page = doc.new_page()
+    page.insert_text((72, 80), "References", fontsize=12, fontname="hebo")
+    page.insert_text((72, 100), "\n".join(f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9."
+                                          for i in range(1, 30)), fontsize=9)
+    page = doc.new_page()
+    for y, title, sentence in (
+            (80, "Supplementary methods", "Enoxaparin dosing was adjusted for renal function in every patient. "),
+            (320, "Appendix A: Data dictionary", "Each registry variable is listed with its definition and unit. "),
+            (520, "Declarations", "The authors declare that they have no competing interests of any kind. ")):
+        page.insert_text((72, y), title, fontsize=12, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(72, y + 10, 520, y + 180), sentence * 5, fontsize=10)
+    return doc.tobytes()
+
+
+def test_body_text_after_the_reference_list_gets_its_own_sections():
+    """The issue's trigger: supplementary pages after the references became part of References. (Before the
+    fix, "Supplementary methods" matched the caption pattern and was no heading.)"""
+    doc = parse_pdf(after_references_pdf(), filename="after-refs.pdf")
+    found = [(s.title, s.kind, s.page, s.retrievable) for s in doc.sections]
+    assert found == [("Introduction", "introduction", 1, True), ("Methods", "methods", 1, True),
+                     ("Results", "results", 1, True), ("References", "references", 2, False),
+                     ("Supplementary methods", "supplementary", 3, True),
+                     ("Appendix A: Data dictionary", "", 3, True), ("Declarations", "", 3, True)]
+    refs = doc.sections[3].text
+    assert refs.startswith("1. Author A") and refs.endswith("2001;29:1-9.")
+    assert not any(w in refs for w in ("Enoxaparin", "registry", "competing"))
+    counter = default_token_counter()
+    for section, word in zip(doc.sections[4:], ("Enoxaparin", "registry", "competing")):
+        chunks = chunk_text(section.text, counter=counter)
+        assert chunks and word in chunks[0].text and section.page_at(0) == 3
+
+
+def test_footnote_at_the_page_bottom_is_not_spliced_into_a_sentence():
+    """A correspondence/affiliation footnote under the left column stays out of the sentence that runs on into
+    the right column, and out of the sentence that runs on from the right column onto the next page."""
+    doc = pymupdf.open()
+    page = doc.new_page()  # A4, two columns
+    page.insert_text((50, 40), "A Constructed Trial", fontsize=16, fontname="hebo")
+    page.insert_text((50, 60), "Introduction", fontsize=12, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(50, 70, 290, 700), FILLER * 9 + "Heparin was given to every patient who "
+                        "arrived at the trauma centre and was continued", fontsize=10)
+    page.insert_text((50, 760), "*Correspondence: jane.doe@example.org", fontsize=7)
+    page.insert_text((50, 770), "Department of Surgery, University of Calgary, Calgary, Canada", fontsize=7)
+    page.insert_textbox(pymupdf.Rect(305, 70, 545, 740), "until discharge from the hospital in most cases. " +
+                        FILLER * 8 + "The right column ends in the middle of a sentence that", fontsize=10)
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 70, 290, 700), "continues on the next page without a break. " + FILLER * 5,
+                        fontsize=10)
+    page.insert_textbox(pymupdf.Rect(305, 70, 545, 700), "The second column of page two. " + FILLER * 5, fontsize=10)
+    text = parse_pdf(doc.tobytes(), filename="footnote.pdf").sections[0].text
+    assert "and was continued until discharge from the hospital in most cases." in text
+    assert "a sentence that continues on the next page without a break." in text
+    assert "\n*Correspondence: jane.doe@example.org Department of Surgery, University of Calgary, Calgary, " \
+           "Canada\n" in text  # a paragraph of its own, after the paragraph that finishes the sentence
+    assert text.index("without a break.") < text.index("Correspondence") < text.index("The second column")
 
 
 def test_superscript_markers_are_separated_by_size_and_baseline():

@@ -12,7 +12,10 @@ Steps (all offline, heuristics tuned on BMC, Hindawi and PeerJ layouts -- the fo
 3. **Reading order** (:func:`reading_order`): column-aware. Lines that cross the page's vertical
    middle are *spanning*; between two spanning lines, left-column lines come before right-column lines
    (two-column journals). In single-column layouts, narrow lines left of the main text column (PeerJ's
-   sidebar) are margin notes and go after the page's main text.
+   sidebar) are margin notes and go after the page's main text. Footnotes (bottom quarter, smaller type:
+   correspondence, affiliations) go after the page's text, or, when the page ends mid-sentence, after the
+   paragraph that finishes the sentence on the next page (:func:`defer_footnotes`), so they never split a
+   sentence.
 4. **Sections** (:func:`detect_sections`): a line is a heading when it is short and standalone and
    either names a known section (``Abstract``, ``Introduction``/``Background``, ``Methods`` and journal
    variants, ``Results``, ``Discussion``, ``Conclusion(s)``, ``References``, back matter) in a style set
@@ -119,20 +122,29 @@ BACK_MATTER: dict[str, tuple[str, ...]] = {
     "funding": ("funding", "funding statement", "financial support"),
     "abbreviations": ("abbreviations", "list of abbreviations"),
     "data_availability": ("data availability", "availability of data and materials", "data availability statement"),
-    "supplementary": ("supplementary material", "supplementary information", "supplemental information",
-                      "additional files", "additional file"),
+    "supplementary": ("supplementary material", "supplementary materials", "supplementary information",
+                      "supplemental information", "supplementary methods", "supplementary data",
+                      "supplementary text", "supplementary results", "supplemental material",
+                      "electronic supplementary material", "additional files", "additional file"),
+    "appendix": ("appendix", "appendices"),
 }
 #: Section kinds kept out of retrieval (stored, never chunked into passages).
 NON_RETRIEVABLE_KINDS: frozenset[str] = frozenset({"references"})
 
 _VARIANTS: dict[str, str] = {v: k for k, vs in {**MAIN_SECTIONS, **BACK_MATTER}.items() for v in vs}
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXivx]+\.|[A-Z]\.)\s+")
-_CAPTION = re.compile(r"^(?:table|figure|fig\.?|supplementary|scheme|box|chart|panel)\s*[\dA-Z]", re.I)
+#: A caption label ("Table 2", "Fig. 3", "Supplementary Figure S1", "Box A"): the label needs a number or a
+#: capital letter, so headings such as "Supplementary methods" or "Tables" are not taken for captions.
+_CAPTION = re.compile(r"^(?:supplementa(?:ry|l)\s+)?(?:table|figure|fig\.?|scheme|box|chart|panel)\s*"
+                      r"(?:S?\d|(?-i:[A-Z])\b)", re.I)
 #: A figure/table caption at the start of a block ("Figure 2 ...", "Fig. 3.", "Table S1 ..."), not prose that
 #: starts with a figure reference ("Table 2 shows ...").
 _CAPTION_START = re.compile(r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Scheme|Chart)\s*S?\d+[A-Za-z]?\b(?!\s*(?:and|"
                             r"shows?|presents?|lists?|summari[sz]es|illustrates?|gives?|reports?|compares?|is|are|was|were)\b)")
 _TABLE_CAPTION = re.compile(r"^(?:Table|TABLE)\s*S?\d+")
+#: A word hyphenated at a line end: a letter, then an ASCII hyphen or a Unicode hyphen (U+2010; NFKC turns the
+#: non-breaking U+2011 into it). Typesetters that emit U+2010 left "anti- TNF- alpha" (U+2010 hyphens) unjoined.
+_LINE_END_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011]$")
 _ARTICLE_TYPE = re.compile(r"^(?:research(?: article)?|review(?: article)?|original (?:article|research)|"
                            r"open access|case report|short communication|letter|editorial|article)$", re.I)
 #: A DOI (Crossref syntax: ``10.<registrant>/<suffix>``), trailing punctuation excluded.
@@ -339,8 +351,9 @@ def _raw_lines(page, number: int) -> tuple[list[_RawLine], int]:  # noqa: ANN001
     return lines, rotated
 
 
-def _line_text(raw: _RawLine, ligatures: LigatureRepair) -> tuple[str, float, str, bool, int, int]:
-    """Repaired text of a line with its main size, font, bold flag, lost characters and markers removed.
+def _line_text(raw: _RawLine, ligatures: LigatureRepair) -> tuple[str, float, str, bool, Counter[str], int]:
+    """Repaired text of a line with its main size, font, bold flag, lost characters (by font family) and
+    markers removed.
 
     A span set at most 80% of the line's main size and either flagged superscript or raised above the
     main baseline by more than 15% of the main size is a superscript: a marker (citation, affiliation,
@@ -360,16 +373,21 @@ def _line_text(raw: _RawLine, ligatures: LigatureRepair) -> tuple[str, float, st
     main = max((s for s in main_spans if s["font"] == main_font), key=lambda s: len(s["text"]))
     baseline = main["origin"][1]
     parts: list[str] = []
-    lost = markers = 0
+    lost: Counter[str] = Counter()  # font family -> unreadable characters (names the symbol font that lost them)
+    markers = 0
     for k, s in enumerate(spans):
         if not "".join(parts).strip() and len(s["text"].strip()) == 1 and _is_glyph_bullet(s, spans[k + 1:]):
             parts.append("• ")  # a list bullet drawn from a symbol font without Unicode (e.g. "\x01")
             continue
         text = fix_encoding(ligatures.apply(map_font_text(s["text"], s["font"]), s["font"]))
         text, n_lost = clean_characters(text)
-        lost += n_lost
+        if n_lost:
+            lost[font_family(s["font"])] += n_lost
         raised = (s["flags"] & 1) or s["origin"][1] < baseline - 0.15 * main_size
-        if text.strip() and s["size"] <= 0.8 * main_size and raised and parts:
+        if text.strip() and s["size"] <= 0.8 * main_size and raised:
+            # also at the start of a line: an affiliation or footnote marker ("1These authors contributed
+            # equally", "*Correspondence") is a marker; render_superscript never makes an exponent of it
+            # because there is no digit or unit before it
             rendered = render_superscript("".join(parts), text)
             if rendered is not None:
                 markers += rendered == ""
@@ -520,12 +538,14 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
     ligatures.fit()
     pages: list[list[Line]] = []
     lost_by_page: Counter[int] = Counter()
+    lost_by_font: Counter[str] = Counter()
     markers = 0
     for number, raws in enumerate(raw_pages, start=1):
         page_text_lines: list[Line] = []
         for raw in raws:
             text, size, font, bold, lost, n_markers = _line_text(raw, ligatures)
-            lost_by_page[number] += lost
+            lost_by_page[number] += sum(lost.values())
+            lost_by_font.update(lost)
             markers += n_markers
             if text:
                 page_text_lines.append(Line(number, raw.block, *raw.bbox, text, size, font, bold))
@@ -550,8 +570,11 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
     if lost_by_page:
         where = ", ".join(f"p{p}: {n}" for p, n in sorted(lost_by_page.items()) if n)
         if where:
+            fonts = ", ".join(f"{font} {n}" for font, n in lost_by_font.most_common())
+            symbol = any(re.search(r"symbol|math|cmsy|cmmi|greek", f, re.I) for f in lost_by_font)
             problems.append(f"{sum(lost_by_page.values())} characters could not be read (glyphs without Unicode, "
-                            f"often Greek letters or symbols of a symbol font) and were removed: {where}")
+                            f"often Greek letters or symbols of a symbol font) and were removed: {where}; "
+                            f"fonts: {fonts}" + ("; Greek letters or math symbols are likely lost" if symbol else ""))
     scratch.clear()
     return PageContent(pages, tables, warnings, problems, ligatures.repaired, markers)
 
@@ -619,6 +642,55 @@ def _in_rows(lines: list[Line], tolerance: float = 2.0) -> list[Line]:
     return [l for row in rows for l in sorted(row, key=lambda l: l.x0)]
 
 
+def page_footnotes(lines: list[Line], page_height: float | None) -> list[Line]:
+    """Footnote lines of a page (correspondence, affiliations, notes): in the bottom quarter and set smaller
+    than 85% of the page's prevailing font size. None without ``page_height``."""
+    if not page_height:
+        return []
+    sizes: Counter[float] = Counter()
+    for l in lines:
+        sizes[round(l.size, 1)] += len(l.text)
+    prevailing = sizes.most_common(1)[0][0] if sizes else 0.0
+    return [l for l in lines if l.y0 > 0.75 * page_height and l.size < 0.85 * prevailing]
+
+
+def _ends_paragraph(text: str) -> bool:
+    """Whether a line can end a paragraph: it ends with sentence punctuation (a closing quote or bracket
+    after it allowed), not mid-sentence or on a hyphen."""
+    return re.search(r"[.!?:][\"'’”)\]]*$", text.rstrip()) is not None
+
+
+def defer_footnotes(pages: list[tuple[list[Line], list[Line]]]) -> list[Line]:
+    """Concatenate the pages' ``(body, footnotes)`` so that no footnote splits a sentence.
+
+    A page's footnotes go after its text when that text ends a paragraph. When the page ends mid-sentence
+    (the sentence goes on at the top of the next page), its footnotes are held back until the end of the
+    paragraph that finishes the sentence on a following page: the block of the first line there that ends
+    with sentence punctuation. Otherwise "...a sentence that *Correspondence: jane@x.org continues on the
+    next page" -- the correspondence line spliced into the body sentence.
+    """
+    ordered: list[Line] = []
+    pending: list[Line] = []
+    for body, footnotes in pages:
+        if pending:
+            cut = len(body)  # fallback: no paragraph end on this page, after its text
+            for k, line in enumerate(body):
+                if line.table < 0 and _ends_paragraph(line.text):
+                    cut = k + 1
+                    while cut < len(body) and body[cut].block == line.block and body[cut].page == line.page:
+                        cut += 1  # to the end of the paragraph's block
+                    break
+            body = body[:cut] + pending + body[cut:]
+            pending = []
+        last = next((l for l in reversed(body) if l.table < 0), None)
+        if footnotes and last is not None and not _ends_paragraph(last.text):
+            pending = list(footnotes)
+            ordered.extend(body)
+        else:
+            ordered.extend(body + footnotes)
+    return ordered + pending
+
+
 def reading_order(lines: list[Line], page_width: float, *, page_height: float | None = None,
                   main_x0: float | None = None) -> tuple[list[Line], list[Line]]:
     """Column-aware order of one page's lines (see the module docstring, step 3).
@@ -640,12 +712,7 @@ def reading_order(lines: list[Line], page_width: float, *, page_height: float | 
     """
     mid = page_width / 2
     margin = [l for l in lines if main_x0 is not None and l.x1 < main_x0 - 5]
-    sizes: Counter[float] = Counter()
-    for l in lines:
-        sizes[round(l.size, 1)] += len(l.text)
-    prevailing = sizes.most_common(1)[0][0] if sizes else 0.0
-    footnotes = [l for l in lines if page_height and l.y0 > 0.75 * page_height and l.size < 0.85 * prevailing
-                 and l not in margin]
+    footnotes = page_footnotes([l for l in lines if l not in margin], page_height)
     body = _in_rows([l for l in lines if l not in margin and l not in footnotes])
     ordered: list[Line] = []
     left: list[Line] = []
@@ -959,7 +1026,7 @@ def _join(parts: list[str], line: Line, previous: Line | None) -> None:
         return
     joined = parts[-1]
     same_block = previous.page == line.page and previous.block == line.block
-    if re.search(r"[^\W\d_]-$", joined) and re.match(r"[^\W_]", text) and not re.search(r"\s-$", joined):
+    if _LINE_END_HYPHEN.search(joined) and re.match(r"[^\W_]", text):
         head, _, rest = text.partition(" ")
         fused = join_hyphenated(joined[:-1], head)
         parts[-1] = fused + ((" " + rest) if rest else "")
@@ -1110,15 +1177,16 @@ def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = M
                             f"in the passages (run OCR, e.g. `ocrmypdf`, to include it)")
         width = doc[0].rect.width
         main_x0 = _main_column_x0(pages, width)
-        body: list[Line] = []
+        by_page: list[tuple[list[Line], list[Line]]] = []
         margin: list[Line] = []
         for p, lines in enumerate(pages):
             rect = doc[p].rect  # the upright size, also for pages with a /Rotate entry
             page_body, page_margin = reading_order(lines, rect.width, page_height=rect.height,
                                                    main_x0=main_x0 if rect.width == width else None)
-            body.extend(page_body)
+            notes = {id(l) for l in page_footnotes([l for l in lines if l not in page_margin], rect.height)}
+            by_page.append(([l for l in page_body if id(l) not in notes], [l for l in page_body if id(l) in notes]))
             margin.extend(page_margin)
-        ordered = margin + body  # margin notes join the front matter
+        ordered = margin + defer_footnotes(by_page)  # margin notes join the front matter
         metadata, skip = extract_metadata(doc, pages, filename=filename)
         headings = detect_headings(ordered, skip)
         sections = build_sections(ordered, headings, skip, content.tables)

@@ -242,8 +242,9 @@ def join_hyphenated(left: str, right: str) -> str:
     """Join the two halves of a word hyphenated at a line end (``left`` without its hyphen).
 
     Returns ``left + right`` when that is a word (``"signifi"`` + ``"cance"``), ``left-right`` when the right
-    part starts with a capital letter, digit or non-letter (``"Ac-SDKP"``, ``"anti-TNF"``), when the left part
-    is a single letter (``"p-values"``, ``"n-tridecanal"``), or when both parts are words on their own and
+    part starts with a capital letter, digit, Greek letter or non-letter (``"Ac-SDKP"``, ``"anti-TNF"``,
+    ``"TNF-α"``), when the left part is a single letter (``"p-values"``, ``"n-tridecanal"``) or an acronym
+    (``"TNF-alpha"``, ``"DNA-binding"``), or when both parts are words on their own and
     the joined form is not a more frequent word (``"beta-amyloid"``, ``"degree-preserving"``,
     ``"high-degree"``); otherwise the joined form (fragments such as ``"thrombopro"`` + ``"phylaxis"``).
     """
@@ -252,9 +253,11 @@ def join_hyphenated(left: str, right: str) -> str:
     if not lword or not rword or not right[:1].islower():
         return f"{left}-{right}"
     a, b = lword.group(1), rword.group(1)
-    joined = zipf(a + b)
-    if len(a) == 1:
+    if len(a) == 1 or (len(a) >= 2 and a.isupper()) or unicodedata.name(b[0], "").startswith("GREEK"):
+        # "n-tridecanal", "p-values": a one-letter prefix is a chemical/statistical label; "TNF-alpha",
+        # "DNA-binding": an acronym keeps its hyphen; "TNF-α": a Greek letter is a suffix, never a syllable
         return f"{left}-{right}"
+    joined = zipf(a + b)
     if joined >= KNOWN_ZIPF and joined >= min(zipf(a), zipf(b)) - 1.0:
         return left + right
     if zipf(a) >= PART_ZIPF and zipf(b) >= PART_ZIPF and len(b) > 1:
