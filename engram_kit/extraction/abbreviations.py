@@ -10,14 +10,46 @@ from __future__ import annotations
 
 import logging
 import warnings
+import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import spacy
 
 from engram_kit.errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
+
+#: A parenthesis glued to the word before it ("Inflammatory Bowel Disease(IBD)"): spaCy keeps "Disease(IBD" as
+#: one token, so Schwartz & Hearst never sees the short form. A space is inserted before such a "(" for the
+#: detector and offsets are mapped back to the original text.
+_GLUED_PAREN = re.compile(r"(?<=[A-Za-z0-9])\((?=[A-Za-z][A-Za-z0-9\-]{0,9}\))")
+
+
+def _unglue(text: str) -> tuple[str, list[int] | None]:
+    """``text`` with a space before every glued "(" of a short form, and the map from new to old offsets
+    (``None`` when nothing changed)."""
+    cuts = [m.start() for m in _GLUED_PAREN.finditer(text)]
+    if not cuts:
+        return text, None
+    parts: list[str] = []
+    old_of: list[int] = []
+    last = 0
+    for cut in cuts:
+        parts.append(text[last:cut] + " ")
+        old_of.extend(range(last, cut))
+        old_of.append(cut)  # the inserted space stands where the "(" is
+        last = cut
+    parts.append(text[last:])
+    old_of.extend(range(last, len(text) + 1))
+    return "".join(parts), old_of
+
+
+def _map_back(found: list[Abbreviation], old_of: list[int] | None) -> list[Abbreviation]:
+    if old_of is None:
+        return found
+    return [replace(a, start=old_of[a.start], end=old_of[a.end], long_start=old_of[a.long_start],
+                    long_end=old_of[a.long_end]) for a in found]
 
 
 @dataclass(frozen=True)
@@ -75,14 +107,23 @@ class AbbreviationFinder:
         return sorted(found.values(), key=lambda a: a.start)
 
     def find(self, text: str) -> list[Abbreviation]:
-        """Abbreviation occurrences in one text, sorted by start."""
+        """Abbreviation occurrences in one text, sorted by start (offsets into ``text``)."""
+        spaced, old_of = _unglue(text)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            return self._collect(self._nlp(text))
+            return _map_back(self._collect(self._nlp(spaced)), old_of)
 
     def find_many(self, texts: Iterable[str], *, batch_size: int = 64) -> Iterator[list[Abbreviation]]:
         """Like :meth:`find` for many texts via ``nlp.pipe`` (one list per text, in order)."""
+        prepared = (_unglue(t) for t in texts)
+        maps: list[list[int] | None] = []
+
+        def spaced() -> Iterator[str]:
+            for text, old_of in prepared:
+                maps.append(old_of)
+                yield text
+
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            for doc in self._nlp.pipe(texts, batch_size=batch_size):
-                yield self._collect(doc)
+            for i, doc in enumerate(self._nlp.pipe(spaced(), batch_size=batch_size)):
+                yield _map_back(self._collect(doc), maps[i])

@@ -12,7 +12,9 @@ Merge order (each later step only adds what does not overlap what is kept):
    long form's ``label`` (typed vocabulary). A short form whose long form has neither candidates nor a
    label is still reported, without candidates, and still replaces the gazetteer matches it overlaps:
    "Qwertylamide (STZ)" makes "STZ" not the gene synonym STZ of SLC2A2 in that text. Exception: a match
-   of the official gene symbol equal to the short form is kept ("acetylcholinesterase (AChE)": ACHE);
+   of the official gene symbol equal to the short form is kept when the long form names a gene product
+   (:data:`GENE_PRODUCT_HEAD`: "acetylcholinesterase (AChE)": ACHE), not otherwise ("Pre-Exposure
+   Prophylaxis (PrEP)" is not the gene PREP);
 3. chemical prefixes: a Compound or Chemical-typed match directly preceded by a stereo or locant prefix
    joined with a hyphen (``d-``, ``l-``, ``dl-``, ``d,l-``, ``(+)-``, ``(-)-``, ``(+/-)-``, ``N-``,
    ``cis-``, ``trans-``, ``5-``, ``2,4-``; :data:`CHEMICAL_PREFIX`) is extended over it: "d-penicillamine",
@@ -70,6 +72,14 @@ def extend_chemical_prefix(text: str, mention: Mention) -> Mention:
 def _overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
     return a_start < b_end and b_start < a_end
 
+
+#: The last word of a long form that names a gene product: enzymes (-ase), proteins and peptides (-in, -ine
+#: as in "insulin", "interleukin", "cysteine"), receptors, factors, channels... HGNC gene names describe the
+#: product this way, so "acetylcholinesterase (AChE)" may keep the gene symbol ACHE while "Pre-Exposure
+#: Prophylaxis (PrEP)" or "Electroporation (EP)" may not take a gene that shares the letters.
+GENE_PRODUCT_HEAD = re.compile(
+    r"(?:ase|in|ine|ogen|or|factor|protein|receptor|kinase|channel|transporter|enzyme|hormone|peptide|ligand|"
+    r"subunit|antigen|globulin|complex|family|domain|homolog|gene)s?\W*$", re.IGNORECASE)
 
 class EntityExtractor:
     """Find entity mentions in texts, offline.
@@ -202,7 +212,10 @@ class EntityExtractor:
         return tuple(nodes), tuple(nodes.values()), typed[0] if typed else ""
 
     def _is_official_symbol(self, abbreviation: Abbreviation, mentions: list[Mention]) -> bool:
-        """Whether a gazetteer match on the short form is a gene whose official symbol is the short form."""
+        """Whether a gazetteer match on the short form is a gene whose official symbol is the short form, and
+        the long form reads like the name of a gene product (:data:`GENE_PRODUCT_HEAD`)."""
+        if not GENE_PRODUCT_HEAD.search(abbreviation.long_form):
+            return False
         short = abbreviation.short.casefold()
         for m in mentions:
             if m.start == abbreviation.start and m.end == abbreviation.end:

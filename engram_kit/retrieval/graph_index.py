@@ -36,6 +36,7 @@ class GraphIndex:
     passage_ids: np.ndarray
     passage_sources: np.ndarray
     kg_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False)
+    _passage_mask: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def build(cls, kg: CSRGraph, literature_edges: pd.DataFrame, article_sources: dict[str, str]) -> GraphIndex:
@@ -79,3 +80,23 @@ class GraphIndex:
         """Indices adjacent to node ``i`` (int array, unsorted)."""
         adj = self.graph.adjacency
         return adj.indices[adj.indptr[i]:adj.indptr[i + 1]]
+
+    def passage_count(self, i: int) -> int:
+        """Number of distinct passages that mention knowledge-graph node ``i`` through a NounPhrase
+        (entity -> NounPhrase -> Passage); 0 for a node no passage mentions or a literature node.
+
+        This is the corpus frequency behind HippoRAG's node specificity (``1 / |passages|``).
+        """
+        if not self.is_kg(i) or self.passage_nodes.size == 0:
+            return 0
+        if self._passage_mask is None:
+            mask = np.zeros(self.graph.n_nodes, dtype=bool)
+            mask[self.passage_nodes] = True
+            self._passage_mask = mask
+        phrases = self.neighbours(i)
+        phrases = phrases[(phrases >= self.n_kg) & ~self._passage_mask[phrases]]
+        if phrases.size == 0:
+            return 0
+        adj = self.graph.adjacency
+        found = np.concatenate([adj.indices[adj.indptr[j]:adj.indptr[j + 1]] for j in phrases])
+        return int(np.unique(found[self._passage_mask[found]]).size)

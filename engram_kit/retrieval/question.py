@@ -10,11 +10,12 @@ and with what weight.
   terms ("colorectal cancer" is both), and a question about a disease means the disease; a Side Effect
   (or Biolink PhenotypicFeature) reading is kept only when no other kind matches. Priors are by kind name
   (:data:`KIND_PRIORS`), not by question.
-* **Specificity.** A seed's weight is ``confidence * degree ** -specificity_exponent`` (degree in the
-  knowledge graph), so generic, very high-degree nodes (the Anatomy node "blood" has ~15,000 edges, a
-  disease a few hundred) cannot take most of the restart mass. The exponent is
-  ``Settings.seed_specificity`` (0 = off); HippoRAG (Gutierrez et al. 2024) uses an IDF-like node
-  specificity ``1 / |passages mentioning the node|`` for the same reason.
+* **Specificity.** A seed's weight is ``confidence * max(n, 1) ** -specificity_exponent`` where ``n`` is the
+  number of passages that mention the node (HippoRAG's IDF-like node specificity, Gutierrez et al. 2024),
+  so generic words many passages mention (the Anatomy node "blood") cannot take most of the restart mass
+  from the specific entity of the question ("BRCA1"). Knowledge-graph degree was tried first and failed
+  that case on the bundled sample (BRCA1 has more curated edges than "blood" has there). The exponent is
+  ``Settings.seed_specificity`` (0 = off).
 * **Pins and drops.** ``seeds=`` adds nodes the user names (weight 1 before normalisation, method
   ``"pinned"``); ``exclude=`` removes nodes from the seeds.
 * **Unresolved terms.** Mentions that did not resolve, and question words that look biomedical (gene-like
@@ -98,12 +99,13 @@ def choose_readings(candidates: list[SeedCandidate], *, use_kind_priors: bool = 
 
 
 def seed_weights(confidences: np.ndarray, degrees: np.ndarray, exponent: float) -> np.ndarray:
-    """Seed weights ``confidence * max(degree, 1) ** -exponent``, normalised to sum 1.
+    """Seed weights ``confidence * max(frequency, 1) ** -exponent``, normalised to sum 1.
 
     Parameters
     ----------
     confidences : ndarray (k,), resolution confidences in [0, 1].
-    degrees : ndarray (k,), knowledge-graph degree of each seed node (edges, >= 0).
+    degrees : ndarray (k,), the frequency of each seed node (the retriever passes the number of passages that
+        mention it; any count >= 0 works, e.g. a degree).
     exponent : specificity exponent >= 0 (0: weights proportional to confidence).
 
     Returns

@@ -201,9 +201,12 @@ class Retriever:
         # also finds (prefixes, undefined abbreviations); longer spans win ("high blood pressure" over "blood").
         groups: dict[tuple[int, int], list[SeedCandidate]] = {}
         texts: dict[tuple[int, int], str] = {}
+        defined: list[tuple[int, int]] = []  # short forms the question itself defines ("Electroporation (EP)")
         for mention in self.extractor.extract(question):
             span = (mention.start, mention.end)
             texts[span] = mention.text
+            if mention.method == "abbreviation":
+                defined.append(span)
             groups.setdefault(span, []).extend(
                 SeedCandidate(mention.text, mention.start, mention.end, c.node_id, c.name, c.kind,
                               float(c.confidence), c.method)
@@ -212,7 +215,8 @@ class Retriever:
                 and c.node_id not in exclude)
         lexicon = getattr(self.resolver, "lexicon", None)
         if lexicon is not None:
-            for cand in variant_candidates(question, lexicon, self._sorted_keys(lexicon), (), ENGLISH_STOPWORDS):
+            # a short form the question defines means its long form only: no lexicon reading of its letters
+            for cand in variant_candidates(question, lexicon, self._sorted_keys(lexicon), defined, ENGLISH_STOPWORDS):
                 if index.index_of(cand.node_id) is not None and cand.node_id not in exclude:
                     texts[(cand.start, cand.end)] = cand.mention
                     groups.setdefault((cand.start, cand.end), []).append(cand)
@@ -242,10 +246,12 @@ class Retriever:
             return [], unresolved
         ids = list(best)
         conf = np.array([best[n][0] for n in ids])
-        degree = np.array([float(index.graph.degree[index.index_of(n)]) for n in ids])
-        # Pins keep their own weight: specificity only discounts what the parser chose.
+        # Specificity by corpus frequency (HippoRAG): an entity many passages mention ("blood") is a weaker seed
+        # than one few mention ("BRCA1"); knowledge-graph degree would favour the generic word whenever the
+        # gene has more curated edges. Pins keep their own weight: specificity only discounts the parser's.
+        frequency = np.array([float(index.passage_count(index.index_of(n))) for n in ids])  # type: ignore[arg-type]
         pins = np.array([best[n][1].method == "pinned" for n in ids])
-        weights = seed_weights(conf, np.where(pins, 1.0, degree), specificity)
+        weights = seed_weights(conf, np.where(pins, 1.0, frequency), specificity)
         entities = [ResolvedEntity(**{**best[n][1].__dict__, "seed_weight": float(w)}) for n, w in zip(ids, weights)]
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
