@@ -10,9 +10,11 @@ pages) and in the HNSW index files, which grow on every add/delete cycle. :func:
    ``vectors.compact/``; the old folder is renamed aside, the new one renamed into place, the old one
    deleted. A vector store on a Chroma server is left alone (compaction there is the server's job; the
    report says so).
-2. **Graph** (embedded LadybugDB): the domain layer and the whole literature layer are read out
-   (:mod:`engram_kit.store.export`) and written into a fresh database file, which then replaces the old
-   one the same way. Neo4j is left alone (it reuses freed store space itself).
+2. **Graph**: the store's backend does it (``compact`` of its
+   :class:`~engram_kit.store.registry.StoreBackend`). Embedded LadybugDB: the domain layer and the whole
+   literature layer are read out (:func:`copy_graph`, :mod:`engram_kit.store.export`) and written into a
+   fresh database file, which then replaces the old one the same way. A backend without ``compact`` (Neo4j,
+   which reuses freed store space itself) is left alone and the report says why.
 3. **History** (optional): the originals of ``superseded`` document versions are deleted too.
 
 Each swap is two renames; a crash between them leaves ``<name>.old`` and ``<name>.compact`` beside the
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_kit.errors import WorkspaceError
+from engram_kit.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +72,7 @@ class CompactReport:
         return "\n".join(lines)
 
 
-def _swap(live: Path, fresh: Path) -> None:
+def swap_in(live: Path, fresh: Path) -> None:
     """Put ``fresh`` where ``live`` is: rename ``live`` aside, ``fresh`` into place, delete the old copy."""
     old = live.with_name(live.name + ".old")
     if old.exists():
@@ -105,7 +108,7 @@ def _compact_vectors(ws: Any, report: CompactReport) -> None:
     source.close()
     ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
     _release_chroma(live)
-    _swap(live, fresh)
+    swap_in(live, fresh)
     report.vector_bytes_after = folder_bytes(live)
 
 
@@ -120,42 +123,33 @@ def _release_chroma(path: Path) -> None:
         log.debug("could not drop chromadb's cached client for %s", path, exc_info=True)
 
 
-def _compact_graph(ws: Any, report: CompactReport) -> None:
+def copy_graph(source: GraphStore, target: GraphStore) -> None:
+    """Write the domain layer and the whole literature layer of ``source`` into the empty, writable ``target``
+    (:mod:`engram_kit.store.export`); what a backend's ``compact`` uses to build its fresh copy."""
     from engram_kit.store.export import literature_batches, read_domain, read_literature
-    from engram_kit.store.ladybug import LadybugStore
 
-    if ws.manifest.get("backend", "ladybug") != "ladybug":
-        report.skipped.append("the graph is on Neo4j, which reuses freed store space itself")
+    nodes, edges = read_domain(source)
+    frames = read_literature(source)
+    target.load_knowledge_graph(nodes, edges, progress=False)
+    for batch in literature_batches(frames):
+        target.write_literature(batch)
+
+
+def _compact_graph(ws: Any, report: CompactReport) -> None:
+    # The backend says how (or whether) its store is rewritten, so a new backend needs no edit here.
+    from engram_kit.store.registry import get_backend
+
+    backend = get_backend(ws.manifest.get("backend", "ladybug"))
+    if backend.compact is None:
+        report.skipped.append(backend.compact_note or f"the {backend.name} graph backend has no compaction")
         return
-    live = ws.path / "graph.lbug"
-    report.graph_bytes_before = sum(folder_bytes(p) for p in ws.path.glob("graph.lbug*"))
-    nodes, edges = read_domain(ws.store)
-    frames = read_literature(ws.store)
-    scratch = ws.path / "graph.compact"
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir()
-    store = LadybugStore(scratch / "graph.lbug", schema=getattr(ws.store, "schema", None))
-    try:
-        store.load_knowledge_graph(nodes, edges, progress=False)
-        for batch in literature_batches(frames):
-            store.write_literature(batch)
-    finally:
-        store.close()
-    ws.store.close()
-    for extra in ws.path.glob("graph.lbug.*"):  # the old database's write-ahead log and lock files
-        if extra.is_file():
-            extra.unlink()
-    _swap(live, scratch / "graph.lbug")
-    for extra in scratch.glob("graph.lbug.*"):
-        extra.rename(ws.path / extra.name)
-    shutil.rmtree(scratch)
-    ws.store = LadybugStore(live)
+    done = backend.compact(ws.path, ws.store)
+    report.graph_bytes_before, report.graph_bytes_after = done.bytes_before, done.bytes_after
+    ws.store = done.store
     documents = ws.__dict__.get("_documents")
     if documents is not None:
         documents.store = ws.store
     ws._index = None  # noqa: SLF001 - the retrieval index is rebuilt from the new store on next use
-    report.graph_bytes_after = sum(folder_bytes(p) for p in ws.path.glob("graph.lbug*"))
 
 
 def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
@@ -174,7 +168,7 @@ def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
         If the graph store is not open.
     """
     ws._require_writable("compact the workspace")  # noqa: SLF001 - the workspace's own guard
-    if getattr(ws.store, "closed", False):
+    if ws.store.closed:
         raise WorkspaceError(f"The workspace at {ws.path} is closed; open it again to compact it.")
     t0 = time.perf_counter()
     report = CompactReport()

@@ -171,6 +171,24 @@ class Settings:
     max_candidates: int = setting(5, section="resolution", unit="entities", range=">= 1", check=_positive_int,
                                   source="engram-kit", help="Candidate entities kept per mention, ranked by "
                                                             "confidence.")
+    # --- chunking (document passages; engram_kit.ingestion.chunking) ----------------------------
+    target_passage_tokens: int = setting(
+        200, section="chunking", unit="word pieces", range="(passage_overlap_tokens, max_passage_tokens]",
+        check=lambda v, s: s.passage_overlap_tokens < int(v) <= s.max_passage_tokens,
+        source="engram-kit (the ~200-300-token passages of issue 2; 200 leaves room for a long last sentence)",
+        help="Passage size the chunker aims for: sentences are packed until a passage holds at least this many "
+             "word pieces of the embedder's tokenizer (or the next would pass max_passage_tokens).")
+    max_passage_tokens: int = setting(
+        254, section="chunking", unit="word pieces", range=">= 1", check=_positive_int,
+        source="all-MiniLM-L6-v2 reads 256 word pieces (sentence-transformers max_seq_length) including [CLS] "
+               "and [SEP]",
+        help="Hard upper bound of a passage, tables and captions included, so the default embedder reads each "
+             "passage whole. With an embedder of another window, set it to that window minus 2.")
+    passage_overlap_tokens: int = setting(
+        40, section="chunking", unit="word pieces", range="[0, target_passage_tokens)",
+        check=lambda v, s: 0 <= int(v) < s.target_passage_tokens, source="engram-kit",
+        help="Overlap of consecutive passages: whole trailing sentences of the previous passage holding at most "
+             "this many word pieces (a single last sentence up to twice that) start the next one.")
     # --- memory (multi-turn sessions; engram_kit.memory) ------------------------------------------
     memory_half_life_turns: float = setting(
         2.0, section="memory", unit="turns", range="> 0", check=lambda v, _: float(v) > 0.0,
@@ -186,6 +204,48 @@ class Settings:
     memory_consolidate_after: int = setting(
         3, section="memory", unit="turns", range=">= 1", check=_positive_int, source="engram-kit",
         help="An entity present in at least this many turns of a session is kept in long-term memory.")
+    # --- desk (the evidence desk's bounded read-only Cypher; engram_kit.evidence) ----------------
+    desk_query_timeout_s: float = setting(
+        10.0, section="desk", unit="seconds", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit (issue 5: an engineering choice, not a measured optimum)",
+        help="Per-query timeout of the evidence desk (capped by what is left of desk_run_seconds).")
+    desk_max_rows: int = setting(
+        100, section="desk", unit="rows", range=">= 1", check=_positive_int, source="engram-kit (issue 5)",
+        help="Rows kept per desk query; the rest are cut and the cut recorded on the artifact.")
+    desk_max_bytes: int = setting(
+        128 * 1024, section="desk", unit="bytes", range=">= 1", check=_positive_int, source="engram-kit (issue 5)",
+        help="Size cap of the JSON of one desk query's kept rows (128 KiB); rows past it are cut and the cut "
+             "recorded.")
+    desk_run_seconds: float = setting(
+        120.0, section="desk", unit="seconds", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit (issue 5)", help="Wall-clock budget of one desk run; later queries are refused.")
+    desk_run_queries: int = setting(
+        12, section="desk", unit="queries", range=">= 1", check=_positive_int, source="engram-kit (issue 5)",
+        help="Queries one desk run may execute (refused queries do not count).")
+    desk_repair_turns: int = setting(
+        2, section="desk", unit="LLM turns", range="0..2", check=lambda v, _: 0 <= int(v) <= 2,
+        source="engram-kit (issue 5)",
+        help="LLM repair turns when the claim validator withholds claims (offline templates use none).")
+    desk_max_memory_mb: int = setting(
+        2048, section="desk", unit="MiB", range=">= 128", check=lambda v, _: int(v) >= 128,
+        source="engram-kit: the ceiling the reliability issue set for any refused input",
+        help="Resident memory of the embedded store's query process past which a desk query is stopped (Neo4j "
+             "bounds it with its own transaction memory settings).")
+    desk_list_limit: int = setting(
+        25, section="desk", unit="rows", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Related entities listed per desk template query, and edges per direction (and paths) of an edge "
+             "template; claims cite these rows, the total count is always given beside them.")
+    desk_path_limit: int = setting(
+        50, section="desk", unit="edges", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Second-hop edges listed per query of a path template (disease -> phenotype rows for up to "
+             "desk_list_limit diseases).")
+    desk_top_n: int = setting(
+        10, section="desk", unit="answers", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Answers listed per relation plan of the desk (the total is always given beside them).")
+    desk_max_hops: int = setting(
+        4, section="desk", unit="hops", range=">= 1", check=_positive_int,
+        source="engram-kit (issue 5 guard: variable-length patterns must be bounded)",
+        help="Longest variable-length relationship or quantified path the desk's query guard accepts.")
     # --- ingestion -------------------------------------------------------------------------------
     batch_size: int = setting(64, section="ingestion", unit="documents", range=">= 1", check=_positive_int,
                               source="engram-kit",

@@ -15,8 +15,11 @@ Line breaks are the one choice (``line_breaks``):
 * ``"blank"``: only a blank line ends one -- PDF and web text wrap sentences across lines; used by chunking
   and section summaries.
 
-Splitting an LLM reply into ``[F#]``-marked statements (:func:`engram_kit.agents.synthesis.validate_paragraph`)
-is a different task (markers, not prose) and keeps its own pattern.
+Cited statements (:func:`split_statements`) are the other rule set: an LLM reply whose sentences carry evidence
+markers (``[F2]``, ``[P1, E2]``) is split at *every* ``.``, ``!`` or ``?`` before white space and an upper-case
+letter, digit, bracket or quote -- abbreviations and initials included -- so a validator that keeps only cited
+sentences fails closed. Used by the answer and synthesis validators and by the offline LLM, whose replies
+those validators split again.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ABBREVIATIONS", "NON_TERMINAL_WORDS", "Sentence", "sentence_spans", "split_sentences", "sentence_texts"]
+__all__ = ["ABBREVIATIONS", "NON_TERMINAL_WORDS", "Sentence", "sentence_spans", "split_sentences", "sentence_texts",
+           "split_statements"]
 
 #: Lower-cased tokens (without the final period) after which a period does not end a sentence.
 ABBREVIATIONS: frozenset[str] = frozenset(
@@ -187,3 +191,37 @@ def sentence_spans(text: str, *, line_breaks: Literal["always", "blank"] = "alwa
 def sentence_texts(text: str, *, line_breaks: Literal["always", "blank"] = "always") -> list[str]:
     """The sentence texts of :func:`split_sentences`."""
     return [s.text for s in split_sentences(text, line_breaks=line_breaks)]
+
+
+# --- cited statements of an LLM reply -----------------------------------------------------------------
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(\"'])")
+
+
+def split_statements(text: str) -> list[Sentence]:
+    """Split an LLM reply (or a context line it quotes) into statements with character offsets into ``text``.
+
+    A statement ends at ``.``, ``!`` or ``?`` followed by white space and an upper-case letter, a digit, ``[``,
+    ``(`` or a quote -- with no exception for abbreviations or initials, unlike :func:`split_sentences`. On
+    purpose: the validators keep only statements that cite evidence, and the prose rules would merge an
+    uncited sentence into a cited one ("C is D [P2]. E." is two statements; ``split_sentences`` reads "D." as
+    an initial and keeps one) -- over-splitting withholds a fragment, under-splitting lets text through
+    unchecked. Markers before the full stop (``"... APP [F2]."``) stay with their statement; a marker after
+    it (``"... APP. [F2] Next"``) starts the next one. Newlines are white space.
+
+    Returns
+    -------
+    list of Sentence
+        In text order, stripped (inner white space kept as is); ``text[s.start:s.end] == s.text``.
+
+    Examples
+    --------
+    >>> [s.text for s in split_statements("A binds B [E1]. [P2] C is D. E. vs. placebo.")]
+    ['A binds B [E1].', '[P2] C is D.', 'E. vs. placebo.']
+    """
+    statements: list[Sentence] = []
+    start = 0
+    for match in _STATEMENT_END.finditer(text):
+        _append(statements, text, start, match.start())
+        start = match.end()
+    _append(statements, text, start, len(text))
+    return statements

@@ -585,9 +585,10 @@ class Workspace:
     def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
         """An :class:`~engram_kit.evidence.EvidenceDesk` over this workspace's graph: offline templates when
         ``llm`` is None, else LLM-planned queries (any :class:`~engram_kit.llm.LLM`). Queries always run
-        read-only, also on a writable workspace."""
-        from engram_kit.evidence import EvidenceDesk
+        read-only, also on a writable workspace. ``limits`` default: the ``desk`` section of :attr:`settings`."""
+        from engram_kit.evidence import DeskLimits, EvidenceDesk
 
+        limits = limits if limits is not None else DeskLimits.from_settings(self.settings)
         return EvidenceDesk(self.store, self.extractor, self.resolver, self.nodes, llm=llm, limits=limits,
                             min_confidence=self.settings.min_link_confidence,
                             graph_name=self._graph_display_name())

@@ -4,7 +4,8 @@ Building it once per test session (knowledge graph load, lexicon, ingest of the 
 real MiniLM embeddings) keeps the suite fast while every test runs against real data.
 
 Tests are split in two by marker, without moving files: ``e2e`` -- every test that uses a workspace fixture
-(a fixture named ``*workspace`` or ``*workspace_path``), is marked ``slow`` or ``shared``, or is a notebook --
+(a fixture named ``*workspace`` or ``*workspace_path``, or one of :data:`WORKSPACE_FIXTURES`), is marked ``slow``
+(a test that builds a workspace inline or runs a study) or ``shared``, or is a notebook --
 and ``unit``, the rest (tiny fixtures, seconds each). ``pytest -m unit`` runs the fast part,
 ``pytest -m e2e`` the end-to-end part; ``scripts/test.sh`` runs both.
 """
@@ -24,11 +25,17 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+#: Module fixtures that build a workspace from the bundled sample under another name (test_answers.py ``graph_ws``:
+#: sample graph + ingest; test_documents.py ``ws``: sample graph, 20 abstracts and a PDF, 75 s to set up on a
+#: loaded 2-core machine): their tests are end-to-end too.
+WORKSPACE_FIXTURES: frozenset[str] = frozenset({"graph_ws", "ws"})
+
+
 def _is_end_to_end(item: pytest.Item) -> bool:
     names = getattr(item, "fixturenames", ())  # notebook items (nbmake) have none: they are end-to-end
     if not names or item.get_closest_marker("slow") or item.get_closest_marker("shared"):
         return True
-    return any(n.endswith(("workspace", "workspace_path")) for n in names)
+    return any(n.endswith(("workspace", "workspace_path")) or n in WORKSPACE_FIXTURES for n in names)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -251,6 +251,7 @@ def test_agents_leave_negated_edges_out_unless_asked(negated_workspace):
     assert graph.shortest_path(SHH, SEMILOBAR, max_hops=4) is None  # its only edge is negated: unreachable
 
 
+@pytest.mark.slow  # e2e: builds a KGX workspace: 15 s on a loaded 2-core machine (issue 15)
 def test_desk_tries_the_other_reading_of_an_ambiguous_name(tmp_path):
     """Newcomer bug: 'holoprosencephaly' is both HP:0001360 (a phenotype) and MONDO:0016296 (a disease). With the
     one SHH has_phenotype HP:0001360 edge negated (a test construct), the desk took the phenotype, found nothing and

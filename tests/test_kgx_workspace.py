@@ -21,6 +21,7 @@ def kg():
     return load_kgx(KGX / "graph_nodes.tsv", KGX / "graph_edges.tsv", progress=False, name="Monarch KG sample")
 
 
+@pytest.mark.slow  # e2e: builds KGX workspaces in two processes: 17 s on a loaded 2-core machine (issue 15)
 def test_force_never_replaces_a_workspace_another_process_holds(tmp_path, kg):
     path = tmp_path / "ws"
     Workspace.create(path, graph=kg).close()

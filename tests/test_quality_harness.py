@@ -69,6 +69,7 @@ def test_markdown_table_escapes_pipes():
     assert "x\\|y" in table and "0.123" in table
 
 
+@pytest.mark.slow  # e2e: runs the NER study: 31 s on a loaded 2-core machine (issue 15)
 def test_quick_ner_study_on_fixture(tmp_path):
     run = STUDIES["ner"].load()
     result = run(StudyOptions(quick=True, shared_data=FIXTURE, results_dir=tmp_path))

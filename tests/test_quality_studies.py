@@ -37,6 +37,7 @@ def test_studies_are_registered() -> None:
         assert STUDIES[name].implemented, name
 
 
+@pytest.mark.slow  # e2e: builds the BioASQ quick study index: 269 s on a loaded 2-core machine (issue 15)
 def test_retrieval_quick(options: StudyOptions) -> None:
     result = STUDIES["retrieval"].load()(options)
     s = result.summary
@@ -62,6 +63,7 @@ def test_ppr_diagnostics_quick(options: StudyOptions) -> None:
     assert s["degnorm1_hub_in_top20"] <= s["plain_hub_in_top20"]
 
 
+@pytest.mark.slow  # e2e: a quick repurposing study on the sample graph: 61 s on a loaded 2-core machine (issue 15)
 def test_repurposing_quick(options: StudyOptions) -> None:
     result = STUDIES["repurposing"].load()(options)
     s = result.summary

@@ -92,6 +92,10 @@ class MemoryStore(CypherStore):
         finally:
             self._conn.set_query_timeout(0)
 
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
     def close(self) -> None:
         self._conn = None
 
@@ -159,3 +163,80 @@ def test_a_toy_backend_runs_a_workspace(memory_backend, workspace, sample_record
         assert isinstance(reopened.store, MemoryStore) and reopened.store.counts()["Article"] == 11
     finally:
         reopened.close()
+
+
+def test_locked_store_is_a_graph_store_that_serialises_every_call():
+    """The agents' lock wrapper is a complete GraphStore (no type: ignore where it is handed to the retriever),
+    delegates the engine and the base's attributes, and holds the lock for every call."""
+    import threading
+
+    from engram_kit.agents.graph import LockedStore
+
+    assert issubclass(LockedStore, GraphStore) and not LockedStore.__abstractmethods__
+    inner = MemoryStore("locked")
+    lock = threading.RLock()
+    locked = LockedStore(inner, lock)
+    try:
+        assert (locked.dialect, locked.read_only, locked.schema) == (inner.dialect, inner.read_only, inner.schema)
+        assert type(locked.ppr_engine()) is type(inner.ppr_engine()) and locked.wrapped is inner
+        assert locked.counts() == inner.counts()
+        assert list(locked.run_statement("count_nodes", label="Gene").iloc[0]) == [0]
+        holding, release, done = threading.Event(), threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with lock:
+                holding.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        holding.wait(10)
+        caller = threading.Thread(target=lambda: (locked.counts(), done.set()))
+        caller.start()
+        assert not done.wait(0.3)  # blocked while another thread holds the lock
+        release.set()
+        assert done.wait(10)
+        holder.join()
+        caller.join()
+        assert not locked.closed
+        locked.close()
+        assert locked.closed and inner.closed
+    finally:
+        _SERVERS.clear()
+
+
+def test_compaction_asks_the_backend_and_skips_one_without_compact(tmp_path):
+    """``ws.compact()`` routes the graph through the backend's ``compact`` (no backend names in compaction.py);
+    a backend without one is skipped with its note."""
+    from types import SimpleNamespace
+
+    from engram_kit.compaction import CompactReport, _compact_graph
+    from engram_kit.store.registry import GraphCompaction
+
+    calls: list[tuple[Any, Any]] = []
+    old, new = MemoryStore("old"), MemoryStore("new")
+
+    def compact(path: Any, store: GraphStore) -> GraphCompaction:
+        calls.append((path, store))
+        return GraphCompaction(new, 300, 100)
+
+    try:
+        register_backend(StoreBackend("memory-compact", lambda p, o, s: old, lambda p, m, r, o: old, compact=compact))
+        register_backend(StoreBackend("memory-keep", lambda p, o, s: old, lambda p, m, r, o: old,
+                                      compact_note="the toy reuses its space"))
+        documents = SimpleNamespace(store=old)
+        ws = SimpleNamespace(manifest={"backend": "memory-compact"}, path=tmp_path, store=old, _index=object(),
+                             _documents=documents)
+        report = CompactReport()
+        _compact_graph(ws, report)
+        assert calls == [(tmp_path, old)] and ws.store is new and documents.store is new and ws._index is None
+        assert (report.graph_bytes_before, report.graph_bytes_after, report.skipped) == (300, 100, [])
+        ws = SimpleNamespace(manifest={"backend": "memory-keep"}, path=tmp_path, store=old)
+        report = CompactReport()
+        _compact_graph(ws, report)
+        assert ws.store is old and report.skipped == ["the toy reuses its space"]
+        assert get_backend("neo4j").compact is None and get_backend("ladybug").compact is not None
+    finally:
+        unregister_backend("memory-compact")
+        unregister_backend("memory-keep")
+        _SERVERS.clear()

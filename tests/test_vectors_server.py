@@ -106,6 +106,7 @@ def _store(tmp_path: Path, url: str | None, embedder, **kwargs) -> VectorStore:
                        server=ChromaServerConfig(url, token=""), **kwargs)
 
 
+@pytest.mark.slow  # e2e: starts a Chroma server: 39 s on a loaded 2-core machine (issue 15)
 def test_server_round_trip_matches_the_local_store(chroma_server, tmp_path, passages):
     ids, vectors, metadatas, questions, embedder = passages
     with _store(tmp_path, None, embedder) as local, _store(tmp_path, chroma_server, embedder) as remote:
@@ -261,6 +262,7 @@ def test_old_manifest_without_vector_store_means_local(tmp_path):
         _open_vector_store(tmp_path, {**manifest, "vector_store": {"kind": "pinecone"}}, read_only=False)
 
 
+@pytest.mark.slow  # e2e: a workspace with its vectors on a Chroma server: 68 s on a loaded 2-core machine (issue 15)
 def test_workspace_on_a_chroma_server(chroma_server, tmp_path, monkeypatch, sample_records):
     """`engram init --chroma-url` records the server (never the token); ingest, reopen and ask use it."""
     from engram_kit.cli import main

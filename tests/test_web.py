@@ -107,6 +107,7 @@ def test_fetch_follows_redirects_and_refuses_errors(server):
         fetch_url(f"{server}/paper", max_bytes=1_000)
 
 
+@pytest.mark.slow  # e2e: builds a sample workspace: 29 s on a loaded 2-core machine (issue 15)
 def test_ingest_url_into_a_workspace(server, tmp_path):
     from engram_kit.datasets import resolve_data_paths
     from engram_kit.errors import IngestionError

@@ -177,6 +177,7 @@ def test_explorer_search_expand_and_provenance(workspace):
     assert "highlight" in classes["Gene::351"] and "PPR" not in explorer.legend.value
 
 
+@pytest.mark.slow  # e2e: builds a sample workspace in another process: 50 s on a loaded 2-core machine (issue 15)
 def test_dashboard_opens_read_only_when_another_process_holds_the_workspace(tmp_path, sample_paths):
     from engram_kit.settings import Settings
     from engram_kit.workspace import Workspace

@@ -38,6 +38,7 @@ def test_reingest_is_idempotent(workspace, sample_records):
     assert workspace.vectors.count() == vectors_before
 
 
+@pytest.mark.slow  # e2e: builds a sample workspace and ingests: 45 s on a loaded 2-core machine (issue 15)
 def test_changed_record_replaces_old_one(tmp_path, sample_paths, sample_records):
     from dataclasses import replace
 
@@ -125,6 +126,7 @@ def test_answer_claims_all_cite_evidence(workspace):
     assert any(c.citations[0].ref.startswith("Compound::") for c in edge_claims)
 
 
+@pytest.mark.slow  # e2e: builds a sample workspace twice: 22 s on a loaded 2-core machine (issue 15)
 def test_stale_lexicon_cache_is_rebuilt(tmp_path, sample_paths):
     """A lexicon cache of another format version (an older engram-kit) is rebuilt, not fatal."""
     import pickle

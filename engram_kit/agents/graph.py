@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -34,8 +34,14 @@ from engram_kit.answering import Citation, Claim
 from engram_kit.answering.assertions import edge_label
 from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
+from engram_kit.records import LiteratureBatch, SameAsEdge
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
+
+if TYPE_CHECKING:
+    from engram_kit.retrieval.retriever import PPREngine
+
+_T = TypeVar("_T")
 
 #: Rows of each query kept in its :class:`QueryRecord` (the count of all rows is kept too).
 RECORDED_ROWS = 200
@@ -47,27 +53,131 @@ EDGE_COLUMNS: tuple[str, ...] = ("entity_id", "other_id", "other_name", "other_l
                                  "rel_type", *EDGE_MEANING_COLUMNS, "subject", "object")
 
 
-class LockedStore:
-    """A proxy that serialises every method call of a :class:`GraphStore` with one re-entrant lock.
+class LockedStore(GraphStore):
+    """A :class:`GraphStore` that serialises every call to the store it wraps with one re-entrant lock.
 
-    Attributes that are not callables (``dialect``, ``read_only``) pass through unchanged.
+    A real subclass (not an attribute proxy), so it can go wherever a GraphStore is expected (the workspace
+    retriever, :class:`~engram_kit.answering.facts.GraphFacts`) and mypy checks those uses. Each method of the
+    base delegates under the lock, including :meth:`ppr_engine` (GDS on Neo4j stays on the server) and
+    :meth:`run_statement` (the inner store's own statement text). ``dialect``, ``read_only`` and ``schema`` are
+    copied from the wrapped store. Backend-specific extras (``LadybugStore.reopen``...) are not reachable through
+    it: callers that need them hold the store itself.
     """
 
     def __init__(self, store: GraphStore, lock: threading.RLock | None = None) -> None:
         self._store = store
         self._lock = lock or threading.RLock()
+        # The base's plain attributes, copied: a store sets them in its __init__ and never changes them.
+        self.dialect, self.read_only, self.schema = store.dialect, store.read_only, store.schema
 
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._store, name)
-        if not callable(attr):
-            return attr
-        lock = self._lock
+    @property
+    def wrapped(self) -> GraphStore:
+        """The store whose calls this one serialises."""
+        return self._store
 
-        def locked(*args: Any, **kwargs: Any) -> Any:
-            with lock:
-                return attr(*args, **kwargs)
+    @property
+    def closed(self) -> bool:
+        return self._store.closed
 
-        return locked
+    def _call(self, method: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        with self._lock:
+            return method(*args, **kwargs)
+
+    # --- schema and bulk load, writes ---------------------------------------------------------------
+    def create_schema(self) -> None:
+        self._call(self._store.create_schema)
+
+    def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
+        self._call(self._store.load_knowledge_graph, nodes, edges, progress=progress)
+
+    def write_literature(self, batch: LiteratureBatch) -> None:
+        self._call(self._store.write_literature, batch)
+
+    def delete_article(self, article_id: str) -> int:
+        return self._call(self._store.delete_article, article_id)
+
+    def set_article_status(self, article_id: str, status: str, error: str = "") -> None:
+        self._call(self._store.set_article_status, article_id, status, error)
+
+    def replace_same_as(self, nounphrase_ids: Sequence[str], edges: Sequence[SameAsEdge]) -> None:
+        self._call(self._store.replace_same_as, nounphrase_ids, edges)
+
+    def delete_orphan_nounphrases(self, nounphrase_ids: Sequence[str]) -> int:
+        return self._call(self._store.delete_orphan_nounphrases, nounphrase_ids)
+
+    # --- reads ----------------------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        return self._call(self._store.counts)
+
+    def get_nodes(self, ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.get_nodes, ids)
+
+    def get_passages(self, ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.get_passages, ids)
+
+    def articles(self, source: str | None = None) -> pd.DataFrame:
+        return self._call(self._store.articles, source)
+
+    def literature_edges(self) -> pd.DataFrame:
+        return self._call(self._store.literature_edges)
+
+    def passage_mentions(self, passage_ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.passage_mentions, passage_ids)
+
+    def edges_among(self, node_ids: Sequence[str], *, include_negated: bool = False) -> pd.DataFrame:
+        return self._call(self._store.edges_among, node_ids, include_negated=include_negated)
+
+    def node_ids_by_label(self) -> dict[str, list[str]]:
+        return self._call(self._store.node_ids_by_label)
+
+    def domain_edges(self) -> pd.DataFrame:
+        return self._call(self._store.domain_edges)
+
+    def article_passages(self, article_id: str) -> pd.DataFrame:
+        return self._call(self._store.article_passages, article_id)
+
+    def article_sections(self, article_id: str) -> pd.DataFrame:
+        return self._call(self._store.article_sections, article_id)
+
+    def article_mentions(self, article_ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.article_mentions, article_ids)
+
+    def nounphrase_links(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.nounphrase_links, nounphrase_ids)
+
+    def nounphrases_linked_to(self, entity_ids: Sequence[str]) -> list[str]:
+        return self._call(self._store.nounphrases_linked_to, entity_ids)
+
+    def nounphrase_articles(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.nounphrase_articles, nounphrase_ids)
+
+    def same_as_edges_from(self, nounphrase_ids: Sequence[str]) -> pd.DataFrame:
+        return self._call(self._store.same_as_edges_from, nounphrase_ids)
+
+    def run_statement(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
+        return self._call(self._store.run_statement, name, parameters, **identifiers)
+
+    def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
+        return self._call(self._store.query, cypher, parameters)
+
+    def read_only_query(self, cypher: str, parameters: dict[str, Any] | None = None, *,
+                        timeout_s: float = 10.0, max_rows: int = 100_000, max_bytes: int = 64 * 1024 * 1024,
+                        max_memory_mb: int = 2048) -> pd.DataFrame:
+        return self._call(self._store.read_only_query, cypher, parameters, timeout_s=timeout_s, max_rows=max_rows,
+                          max_bytes=max_bytes, max_memory_mb=max_memory_mb)
+
+    # --- engine, configuration, lifecycle ----------------------------------------------------------------
+    def ppr_engine(self) -> PPREngine:
+        return self._call(self._store.ppr_engine)
+
+    def backend_manifest(self) -> dict[str, Any]:
+        return self._call(self._store.backend_manifest)
+
+    def close(self) -> None:
+        self._call(self._store.close)
+
+    def __repr__(self) -> str:
+        return f"LockedStore({self._store!r})"
 
 
 @dataclass(frozen=True)
@@ -181,7 +291,7 @@ class GraphQueries:
         e.g. ``"Monarch KG sample"``); default ``"Hetionet"`` / ``"KGX graph"`` from the store's schema.
     """
 
-    store: GraphStore | LockedStore
+    store: GraphStore
     kg: CSRGraph
     records: list[QueryRecord] = field(default_factory=list)
     _records_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -189,7 +299,7 @@ class GraphQueries:
 
     def __post_init__(self) -> None:
         if not isinstance(self.store, LockedStore):
-            self.store = LockedStore(self.store)  # type: ignore[arg-type]
+            self.store = LockedStore(self.store)
         if not self.graph_name:
             self.graph_name = self.schema.profile.display_name
 

@@ -234,7 +234,7 @@ class Investigator:
 
     def retriever(self) -> Retriever:
         """The workspace's retriever (its PPR engine: GDS on Neo4j, else CSR) reading through the locked store."""
-        return self.workspace.retriever(store=self._store)  # type: ignore[arg-type]  # LockedStore wraps a GraphStore
+        return self.workspace.retriever(store=self._store)
 
     # --- the event stream ----------------------------------------------------------------------------
     async def events(self, question: str, *, memory_seeds: Mapping[str, float] | None = None,

@@ -24,9 +24,9 @@ from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
 from engram_kit.agents.registry import agent_names, findings_of, registered
 from engram_kit.answering import Answer, Claim
+from engram_kit.text import split_statements
 
 _MARKER = re.compile(r"\[F(\d+)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 SYSTEM_PROMPT = (
     "You merge findings of specialised biomedical agents into one paragraph. Use only the numbered findings "
@@ -191,7 +191,8 @@ class SynthesisAgent:
 def validate_paragraph(text: str, findings: list[AgentFinding]) -> tuple[list[Claim], int]:
     """Split an LLM paragraph into sentences; keep those citing only known ``[F#]`` markers.
 
-    Sentences end at ``.``, ``!`` or ``?`` followed by white space. A sentence's markers may trail it
+    Sentences end at ``.``, ``!`` or ``?`` followed by white space and an upper-case letter, digit, bracket or
+    quote (:func:`engram_kit.text.split_statements`, no abbreviation exceptions). A sentence's markers may trail it
     before the full stop (``"... APP [F2][F5]."``, as the prompt asks) or lead it (``"[F2] ..."``, as
     :class:`~engram_kit.llm.OfflineLLM` returns labelled context sentences).
 
@@ -203,7 +204,8 @@ def validate_paragraph(text: str, findings: list[AgentFinding]) -> tuple[list[Cl
     by_label = {f.label: f for f in findings}
     claims: list[Claim] = []
     withheld = 0
-    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+    for statement in split_statements(text):  # fail-closed splitting: see engram_kit.text.split_statements
+        sentence = " ".join(statement.text.split())
         labels = [f"F{n}" for n in _MARKER.findall(sentence)]
         plain = re.sub(r"\s+([.,;!?])", r"\1", " ".join(_MARKER.sub(" ", sentence).split())).strip()
         if not plain or plain in {".", "-"}:

@@ -23,7 +23,7 @@ from typing import Any
 from engram_kit.answering.assertions import VERB_PHRASES
 from engram_kit.answering.intent import Hop, Intent, parse_intent
 from engram_kit.answering.types import Citation, Claim
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 
 #: Answers listed (the total is always stated).
 TOP_N = 10
@@ -89,7 +89,7 @@ class GraphFacts:
         if top_n < 1:
             raise ValueError(f"top_n must be >= 1, got {top_n}.")
         self.store = store
-        self.schema = schema or getattr(store, "schema", None) or HETIONET_SCHEMA
+        self.schema = schema or store.schema  # every GraphStore (and LockedStore) has one: Hetionet by default
         self.graph_name = graph_name
         self.top_n = top_n
 

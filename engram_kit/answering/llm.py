@@ -28,6 +28,7 @@ from engram_kit.answering.extractive import EdgeClaim, ExtractiveComposer
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.llm.base import LLM
 from engram_kit.retrieval.results import RetrievalResult
+from engram_kit.text import split_statements
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,6 @@ SYSTEM_PROMPT = (
     "holds only under those qualifiers (frequency, onset, sex...): keep them in your sentence."
 )
 _LABEL_GROUP = re.compile(r"\[([A-Za-z]+\d+(?:\s*[,;]\s*[A-Za-z]+\d+)*)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
 
 
 def split_cited_sentences(text: str) -> list[tuple[str, list[str]]]:
@@ -53,7 +53,8 @@ def split_cited_sentences(text: str) -> list[tuple[str, list[str]]]:
     [('BACE1 cleaves APP.', ['P1', 'E2']), ('It is a drug target.', [])]
     """
     out: list[tuple[str, list[str]]] = []
-    for piece in _SENTENCE_END.split(" ".join(text.split())):
+    for statement in split_statements(text):  # fail-closed splitting: see engram_kit.text.split_statements
+        piece = " ".join(statement.text.split())
         labels = [label.strip() for group in _LABEL_GROUP.findall(piece) for label in re.split(r"[,;]", group)]
         sentence = " ".join(_LABEL_GROUP.sub(" ", piece).split())
         sentence = re.sub(r"\s+([.,;!?])", r"\1", sentence).strip()

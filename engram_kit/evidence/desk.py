@@ -38,7 +38,6 @@ from engram_kit.evidence.search import EntityMatch, matches_frame, question_enti
 from engram_kit.evidence.templates import (
     EDGE_TEMPLATES,
     LIST_LIMIT,
-    PATH_LIMIT,
     TEMPLATES,
     EdgeQuery,
     EdgeTemplate,
@@ -340,7 +339,8 @@ class EvidenceDesk:
                     return retry
             return result
         dialect = self.store.dialect
-        listing = runner.run(template_cypher(template.name, "list", dialect), {"id": entity.node_id},
+        listing = runner.run(template_cypher(template.name, "list", dialect, limit=self.limits.list_limit),
+                             {"id": entity.node_id},
                              purpose=f"{template.name}: {template.target_label} related to {entity.name}")
         count = runner.run(template_cypher(template.name, "count", dialect), {"id": entity.node_id},
                            purpose=f"{template.name}: number of {template.target_label} related to {entity.name}")
@@ -351,7 +351,7 @@ class EvidenceDesk:
             notes.append(f"Nothing found: no {template.target_label} is linked to {entity.name} ({entity.node_id}) "
                          f"by {template.rel_type} in this graph.")
         if total is not None and total > len(listing.rows):
-            notes.append(f"Listing the first {len(listing.rows)} of {total} by name (LIMIT {LIST_LIMIT}).")
+            notes.append(f"Listing the first {len(listing.rows)} of {total} by name (LIMIT {self.limits.list_limit}).")
         validation = validate_claims(claims, runner.artifacts)
         return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name,
                           notes=intent_note + notes)
@@ -362,7 +362,8 @@ class EvidenceDesk:
         anchor = next((e for e in sorted(entities, key=lambda e: -e.confidence) if e.label == intent.anchor_label),
                       None)
         anchor_id, anchor_name = (anchor.node_id, anchor.name) if anchor else ("", "")
-        listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.dialect)
+        listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.dialect,
+                                          self.limits.top_n)
         listing = runner.run(listing_q.cypher, listing_q.parameters, purpose=listing_q.purpose)
         total = runner.run(total_q.cypher, total_q.parameters, purpose=total_q.purpose) if total_q else None
         claims, notes = plan_claims(intent, listing, total, anchor_name)
@@ -385,7 +386,8 @@ class EvidenceDesk:
         """An edge template: list the entity's edges (with provenance), or its two-hop paths, and cite rows."""
         schema = self.graph_schema
         path = bool(template.via_label)
-        first = [self._edge_query(runner, q, [entity.node_id], include_negated and not path, LIST_LIMIT)
+        list_limit, path_limit = self.limits.list_limit, self.limits.path_limit
+        first = [self._edge_query(runner, q, [entity.node_id], include_negated and not path, list_limit)
                  for q in template.queries(schema, entity.label, entity.name)]
         notes: list[str] = []
         if include_negated and not path:
@@ -393,13 +395,13 @@ class EvidenceDesk:
         if path:
             via = list(dict.fromkeys(_other_end(row, entity.node_id) for a in first for row in _rows(a)))
             hops = template.second_hop(schema) if via else []
-            second = [self._edge_query(runner, q, via, False, PATH_LIMIT) for q in hops]  # never through negations
-            claims = path_claims(first, second, entity.node_id)
+            second = [self._edge_query(runner, q, via, False, path_limit) for q in hops]  # never through negations
+            claims = path_claims(first, second, entity.node_id, list_limit)
             if not claims:
                 notes.append(f"Nothing found: no path {entity.name} -> {template.via_label} -> {template.target_label} "
                              f"in this graph ({len(via)} {template.via_label} node(s) linked to {entity.name}).")
-            if any(len(a.rows) >= PATH_LIMIT for a in second):
-                notes.append(f"Second hop cut at {PATH_LIMIT} edges per query (LIMIT {PATH_LIMIT}).")
+            if any(len(a.rows) >= path_limit for a in second):
+                notes.append(f"Second hop cut at {path_limit} edges per query (LIMIT {path_limit}).")
         else:
             claims = [edge_claim(a, row_id) for a in first for row_id in a.row_ids]
             if all(a.status == "ok" and not a.rows for a in first):
@@ -407,8 +409,8 @@ class EvidenceDesk:
                             if schema.negation_property and not include_negated else "")
                 notes.append(f"Nothing found: no {template.description or 'edges'} linked to {entity.name} "
                              f"({entity.node_id}) in this graph{negation}.")
-        if any(len(a.rows) >= LIST_LIMIT for a in first):
-            notes.append(f"Listing the first {LIST_LIMIT} edges per direction (LIMIT {LIST_LIMIT}).")
+        if any(len(a.rows) >= list_limit for a in first):
+            notes.append(f"Listing the first {list_limit} edges per direction (LIMIT {list_limit}).")
         validation = validate_claims(claims, runner.artifacts)
         return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name, notes=notes,
                           include_negated=include_negated and not path)
@@ -500,9 +502,10 @@ def edge_claim(artifact: Artifact, row_id: str) -> DeskClaim:
     return DeskClaim(text, (f"{artifact.id}:{row_id}",))
 
 
-def path_claims(first: list[Artifact], second: list[Artifact], start: str) -> list[DeskClaim]:
+def path_claims(first: list[Artifact], second: list[Artifact], start: str,
+                limit: int = LIST_LIMIT) -> list[DeskClaim]:
     """One claim per two-hop path ``start -> via -> target``: both assertions, citing both rows, in the
-    order of the first-hop rows (at most :data:`LIST_LIMIT` paths).
+    order of the first-hop rows (at most ``limit`` paths, >= 1: the desk's ``list_limit``).
 
     ``first`` holds the edges of ``start`` (one end is ``start``, the other a via node); ``second`` the edges
     of those via nodes (one end is a via node).
@@ -523,7 +526,7 @@ def path_claims(first: list[Artifact], second: list[Artifact], start: str) -> li
             for citation, hop in onward.get(_other_end(row, start), []):
                 second_text = assertion_text(row_edge(hop), str(hop.get("subject")), str(hop.get("object")))
                 claims.append(DeskClaim(f"{first_text}; {second_text}", (f"{artifact.id}:{row_id}", citation)))
-                if len(claims) >= LIST_LIMIT:
+                if len(claims) >= limit:
                     return claims
     return claims
     return claims

@@ -21,7 +21,7 @@ Policy (each rule raises :class:`~engram_kit.errors.QueryGuardError` naming it)
 4. ``CALL`` only of procedures in :data:`ALLOWED_PROCEDURES` (schema introspection) or of a ``{ subquery }``
    (whose tokens obey the same rules); any other namespaced call (``apoc.cypher.run(...)``, which could
    run a write hidden in a string) is refused.
-5. Variable-length relationships need an upper bound <= :data:`MAX_HOPS` (4): ``*``, ``*2..`` and ``*1..5``
+5. Variable-length relationships need an upper bound <= ``max_hops`` (:data:`MAX_HOPS`, 4): ``*``, ``*2..`` and ``*1..5``
    are refused, ``*1..3``, ``*..2`` and ``*3`` pass. Quantified path patterns (``(...){1,}``, ``(...)+``)
    are refused unless bounded by <= 4. ``(a) * (b)`` after a closing parenthesis is read as a quantifier
    and refused (fail closed).
@@ -43,9 +43,11 @@ import re
 from dataclasses import dataclass
 
 from engram_kit.errors import QueryGuardError
+from engram_kit.settings import Settings
 
-#: Longest variable-length relationship allowed (hops).
-MAX_HOPS = 4
+#: Longest variable-length relationship allowed (hops) by default: ``Settings.desk_max_hops`` (a desk passes its
+#: workspace's value to :func:`check_query`).
+MAX_HOPS: int = Settings.desk_max_hops
 #: Longest query text accepted, in characters.
 MAX_QUERY_CHARS = 8_000
 #: Deepest nesting of ``( [ {`` and ``CASE ... END`` accepted. Real desk queries nest under 10 levels.
@@ -238,7 +240,7 @@ def _read_int(tokens: list[Token], i: int) -> tuple[int | None, int]:
     return None, i
 
 
-def _variable_length_hops(tokens: list[Token], star: int) -> int:
+def _variable_length_hops(tokens: list[Token], star: int, max_hops: int) -> int:
     """Upper bound of the ``*`` range starting at index ``star`` inside a relationship pattern."""
     i = star + 1
     while i < len(tokens) and tokens[i].kind == "ident" and tokens[i].upper in {"SHORTEST", "ALL", "WSHORTEST",
@@ -251,14 +253,14 @@ def _variable_length_hops(tokens: list[Token], star: int) -> int:
         high = low  # "*3" is exactly 3 hops; "*" alone is unbounded
     if high is None:
         raise _refuse("unbounded variable-length pattern", f"'*' at character {tokens[star].position} has no "
-                      "upper bound", f"Give an upper bound of at most {MAX_HOPS} hops, e.g. [:INTERACTS_GiG*1..2].")
-    if high > MAX_HOPS:
+                      "upper bound", f"Give an upper bound of at most {max_hops} hops, e.g. [:INTERACTS_GiG*1..2].")
+    if high > max_hops:
         raise _refuse("too many hops", f"the pattern at character {tokens[star].position} allows {high} hops",
-                      f"Use at most {MAX_HOPS} hops.")
+                      f"Use at most {max_hops} hops.")
     return high
 
 
-def _check_patterns(tokens: list[Token]) -> int:
+def _check_patterns(tokens: list[Token], max_hops: int) -> int:
     """Check variable-length relationships and quantified path patterns; return the longest (hops)."""
     longest = 0
     depth_rel = 0
@@ -271,37 +273,40 @@ def _check_patterns(tokens: list[Token]) -> int:
         elif token.text == "]" and depth_rel:
             depth_rel -= 1
         elif token.text == "*" and depth_rel:
-            longest = max(longest, _variable_length_hops(tokens, i))
+            longest = max(longest, _variable_length_hops(tokens, i, max_hops))
         elif token.text in ("*", "+") and previous is not None and previous.text == ")":
             following = tokens[i + 1] if i + 1 < len(tokens) else None
             if following is None or following.text in ("(", "-", "<-", ",", ")") or (
                     following.kind == "ident" and following.upper in {"WHERE", "RETURN", "MATCH", "WITH"}):
                 raise _refuse("unbounded quantified path", f"'{token.text}' after a pattern at character "
                               f"{token.position}",
-                              f"Bound the repetition to at most {MAX_HOPS}, e.g. {{1,{MAX_HOPS}}}.")
+                              f"Bound the repetition to at most {max_hops}, e.g. {{1,{max_hops}}}.")
         elif token.text == "{" and previous is not None and previous.text == ")":
             low, j = _read_int(tokens, i + 1)
             if j < len(tokens) and tokens[j].text == ",":
                 high, j = _read_int(tokens, j + 1)
-                if high is None or high > MAX_HOPS:
+                if high is None or high > max_hops:
                     raise _refuse("unbounded quantified path", f"repetition at character {token.position} allows "
                                   f"{'unbounded' if high is None else high} repeats",
-                                  f"Bound it to at most {MAX_HOPS}.")
+                                  f"Bound it to at most {max_hops}.")
                 longest = max(longest, high)
             elif low is not None and j < len(tokens) and tokens[j].text == "}":
-                if low > MAX_HOPS:
-                    raise _refuse("too many hops", f"repetition {{{low}}}", f"Use at most {MAX_HOPS}.")
+                if low > max_hops:
+                    raise _refuse("too many hops", f"repetition {{{low}}}", f"Use at most {max_hops}.")
                 longest = max(longest, low)
     return longest
 
 
-def check_query(cypher: str) -> GuardedQuery:
+def check_query(cypher: str, *, max_hops: int = MAX_HOPS) -> GuardedQuery:
     """Check that ``cypher`` is one bounded read-only statement (see the module docstring for the rules).
 
     Parameters
     ----------
     cypher : str
         The query text; values should be ``$parameters``.
+    max_hops : int
+        Longest variable-length relationship or quantified path accepted (>= 1); the desk passes its
+        ``DeskLimits.max_hops`` (``Settings.desk_max_hops``).
 
     Returns
     -------
@@ -330,7 +335,7 @@ def check_query(cypher: str) -> GuardedQuery:
     _check_nesting(tokens)
     _check_keywords(tokens)
     procedures = _check_calls(tokens)
-    hops = _check_patterns(tokens)
+    hops = _check_patterns(tokens, max_hops)
     end = all_tokens[-1].position if len(all_tokens) > len(tokens) else len(cypher)
     return GuardedQuery(text=cypher[:end].strip(), max_hops=hops, procedures=procedures)
 

@@ -36,9 +36,11 @@ from engram_kit.answering.intent import Hop, Intent
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim
 from engram_kit.kg.schema import GraphSchema
+from engram_kit.settings import Settings
 
-#: Answers listed per plan (the total is always given beside it).
-TOP_N = 10
+#: Answers listed per plan (the total is always given beside it), by default: ``Settings.desk_top_n`` (the desk
+#: passes its workspace's ``DeskLimits.top_n``).
+TOP_N: int = Settings.desk_top_n
 #: Middle nodes named per two-hop answer row.
 VIA_SHOWN = 3
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import pandas as pd
@@ -26,6 +26,7 @@ import pandas as pd
 from engram_kit.errors import EngramError, QueryError, QueryGuardError
 from engram_kit.evidence.artifacts import Artifact, graph_value, json_safe
 from engram_kit.evidence.guard import check_query, with_row_limit
+from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -33,41 +34,61 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class DeskLimits:
-    """Limits of the evidence desk (issue 5 of engram-kit; engineering choices, not measured optima).
+    """Limits of the evidence desk: the ``desk`` section of :class:`~engram_kit.settings.Settings` (units, ranges
+    and sources there; issue 5 of engram-kit, engineering choices, not measured optima). A workspace's desk uses
+    :meth:`from_settings`; the defaults here are the Settings defaults.
 
     Attributes
     ----------
     query_timeout_s : float
-        Per-query timeout, seconds (> 0): 10.
+        Per-query timeout, seconds (> 0): 10 (``desk_query_timeout_s``).
     max_rows : int
-        Rows kept per query (>= 1): 100; the rest are cut and the cut recorded.
+        Rows kept per query (>= 1): 100; the rest are cut and the cut recorded (``desk_max_rows``).
     max_bytes : int
-        Size cap of the kept rows' JSON, bytes (>= 1): 128 KiB.
+        Size cap of the kept rows' JSON, bytes (>= 1): 128 KiB (``desk_max_bytes``).
     run_seconds : float
-        Wall-clock budget of one run, seconds: 120.
+        Wall-clock budget of one run, seconds: 120 (``desk_run_seconds``).
     run_queries : int
-        Queries one run may execute: 12.
+        Queries one run may execute: 12 (``desk_run_queries``).
     repair_turns : int
-        LLM repair turns when the validator withholds claims (0-2): 2.
+        LLM repair turns when the validator withholds claims (0-2): 2 (``desk_repair_turns``).
     max_memory_mb : int
         Memory of the query process, MiB (>= 128), past which the query is stopped: 2048 (the ceiling the
-        reliability issue set for any refused input).
+        reliability issue set for any refused input; ``desk_max_memory_mb``).
+    list_limit : int
+        Rows listed per template query and edges per direction of an edge template (>= 1): 25 (``desk_list_limit``).
+    path_limit : int
+        Second-hop edges per query of a path template (>= 1): 50 (``desk_path_limit``).
+    top_n : int
+        Answers listed per relation plan (>= 1): 10 (``desk_top_n``).
+    max_hops : int
+        Longest variable-length pattern the query guard accepts (>= 1): 4 (``desk_max_hops``).
     """
 
-    query_timeout_s: float = 10.0
-    max_rows: int = 100
-    max_bytes: int = 128 * 1024
-    run_seconds: float = 120.0
-    run_queries: int = 12
-    repair_turns: int = 2
-    max_memory_mb: int = 2048
+    query_timeout_s: float = Settings.desk_query_timeout_s
+    max_rows: int = Settings.desk_max_rows
+    max_bytes: int = Settings.desk_max_bytes
+    run_seconds: float = Settings.desk_run_seconds
+    run_queries: int = Settings.desk_run_queries
+    repair_turns: int = Settings.desk_repair_turns
+    max_memory_mb: int = Settings.desk_max_memory_mb
+    list_limit: int = Settings.desk_list_limit
+    path_limit: int = Settings.desk_path_limit
+    top_n: int = Settings.desk_top_n
+    max_hops: int = Settings.desk_max_hops
 
     def __post_init__(self) -> None:
         if self.query_timeout_s <= 0 or self.max_rows < 1 or self.max_bytes < 1 or self.run_seconds <= 0 \
-                or self.run_queries < 1 or not 0 <= self.repair_turns <= 2 or self.max_memory_mb < 128:
+                or self.run_queries < 1 or not 0 <= self.repair_turns <= 2 or self.max_memory_mb < 128 \
+                or min(self.list_limit, self.path_limit, self.top_n, self.max_hops) < 1:
             raise QueryError(f"DeskLimits out of range: {asdict(self)}; timeouts and budgets must be positive, "
-                             "max_rows/max_bytes/run_queries >= 1, repair_turns in 0..2 and "
-                             "max_memory_mb >= 128.")
+                             "max_rows/max_bytes/run_queries/list_limit/path_limit/top_n/max_hops >= 1, "
+                             "repair_turns in 0..2 and max_memory_mb >= 128.")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DeskLimits:
+        """The limits a workspace's settings give (its ``desk`` section, field ``desk_<name>``)."""
+        return cls(**{f.name: getattr(settings, f"desk_{f.name}") for f in fields(cls)})
 
 
 def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any], timeout_s: float, *,
@@ -132,7 +153,7 @@ class QueryRunner:
         artifact = Artifact(id=f"q{len(self.artifacts) + 1}", text=cypher, parameters=params, purpose=purpose)
         self.artifacts.append(artifact)
         try:
-            guarded = check_query(cypher)
+            guarded = check_query(cypher, max_hops=self.limits.max_hops)
             artifact.text = guarded.text
             self._check_budget(executed_before)
         except QueryGuardError as exc:

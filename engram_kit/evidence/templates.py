@@ -28,11 +28,14 @@ from dataclasses import dataclass
 
 from engram_kit.errors import QueryError
 from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.settings import Settings
 
-#: Related entities listed per template query (claims cite these rows).
-LIST_LIMIT = 25
-#: Second-hop edges listed by a path template (disease -> phenotype rows for up to LIST_LIMIT diseases).
-PATH_LIMIT = 50
+#: Related entities listed per template query (claims cite these rows), by default: ``Settings.desk_list_limit``
+#: (a desk passes its workspace's ``DeskLimits.list_limit`` to :func:`template_cypher`).
+LIST_LIMIT: int = Settings.desk_list_limit
+#: Second-hop edges listed by a path template (disease -> phenotype rows for up to LIST_LIMIT diseases), by
+#: default: ``Settings.desk_path_limit``.
+PATH_LIMIT: int = Settings.desk_path_limit
 
 
 @dataclass(frozen=True)
@@ -140,8 +143,9 @@ def _build_cypher() -> dict[str, dict[str, dict[str, str]]]:
 TEMPLATE_CYPHER: dict[str, dict[str, dict[str, str]]] = _build_cypher()
 
 
-def template_cypher(name: str, kind: str, dialect: str) -> str:
-    """Cypher of template ``name`` (``kind`` ``"list"`` or ``"count"``) for ``dialect``.
+def template_cypher(name: str, kind: str, dialect: str, *, limit: int = LIST_LIMIT) -> str:
+    """Cypher of template ``name`` (``kind`` ``"list"`` or ``"count"``) for ``dialect``; a listing returns at most
+    ``limit`` rows (>= 1; the workspace's ``desk_list_limit``).
 
     Raises
     ------
@@ -149,7 +153,9 @@ def template_cypher(name: str, kind: str, dialect: str) -> str:
         If the template, kind or dialect is unknown.
     """
     try:
-        return TEMPLATE_CYPHER[name][kind][dialect]
+        text = TEMPLATE_CYPHER[name][kind][dialect]
+        # The table is built once with the default; another limit replaces the listing's final LIMIT clause.
+        return text if kind != "list" or limit == LIST_LIMIT else re.sub(r"LIMIT \d+$", f"LIMIT {int(limit)}", text)
     except KeyError:
         raise QueryError(f"No desk template Cypher for {name!r}/{kind!r}/{dialect!r}; templates: "
                          f"{', '.join(TEMPLATE_CYPHER)}.") from None

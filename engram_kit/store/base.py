@@ -217,6 +217,13 @@ class GraphStore(ABC):
         file store (its path is the workspace's), ``{"neo4j": {uri, user, database, ...}}`` for Neo4j."""
         return {}
 
+    @property
+    @abstractmethod
+    def closed(self) -> bool:
+        """True after :meth:`close` (every data method then raises); how a caller asks before using a store it
+        did not open, e.g. ``ws.compact()`` on a closed workspace. Backend-specific: the embedded store has no
+        connection left, Neo4j no driver."""
+
     @abstractmethod
     def close(self) -> None:
         """Release the database; idempotent."""

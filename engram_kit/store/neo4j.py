@@ -282,8 +282,13 @@ class Neo4jStore(CypherStore):
         """Where the graph lives, for messages: ``<uri> (database <name>)`` (no credentials)."""
         return f"{self.config.uri} (database {self.config.database})"
 
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` (the driver is gone)."""
+        return self._driver is None
+
     def __repr__(self) -> str:
-        state = "closed" if self._driver is None else ("read-only" if self.read_only else "read-write")
+        state = "closed" if self.closed else ("read-only" if self.read_only else "read-write")
         return f"Neo4jStore({self.config.uri!r}, database={self.config.database!r}, {state})"
 
     def close(self) -> None:

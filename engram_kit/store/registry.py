@@ -8,6 +8,7 @@ branches on the name. A new backend is one module defining a :class:`~engram_kit
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,21 @@ from engram_kit.store.base import GraphStore
 CreateStore = Callable[[Path, Any, "GraphSchema | None"], GraphStore]
 #: ``reopen(workspace folder, manifest, read_only, options) -> store``: the store a manifest records.
 ReopenStore = Callable[[Path, dict[str, Any], bool, Any], GraphStore]
+
+
+@dataclass(frozen=True)
+class GraphCompaction:
+    """What a backend's ``compact`` did: the reopened, writable store and the store's on-disk size (bytes)
+    before and after."""
+
+    store: GraphStore
+    bytes_before: int
+    bytes_after: int
+
+
+#: ``compact(workspace folder, store) -> GraphCompaction``: rewrite the store from its live rows so deleted text
+#: leaves the disk; closes ``store`` and returns the reopened one (:func:`engram_kit.compaction.compact_workspace`).
+CompactStore = Callable[[Path, GraphStore], GraphCompaction]
 
 
 @dataclass(frozen=True)
@@ -39,12 +55,19 @@ class StoreBackend:
         environment, never from the manifest).
     description : str
         One line for ``engram`` help and error messages.
+    compact : CompactStore or None
+        Rewrites the store so deleted rows leave its files (``ws.compact()``, ``engram purge``); None for a backend
+        that reclaims freed space itself or cannot be rewritten from here.
+    compact_note : str
+        Why ``compact`` is None; listed in the compaction report's ``skipped``.
     """
 
     name: str
     create: CreateStore
     reopen: ReopenStore
     description: str = ""
+    compact: CompactStore | None = None
+    compact_note: str = ""
 
 
 _BACKENDS: dict[str, StoreBackend] = {}
@@ -103,6 +126,34 @@ def _ladybug_reopen(path: Path, manifest: dict[str, Any], read_only: bool, optio
     return LadybugStore(path / "graph.lbug", read_only=read_only)
 
 
+def _ladybug_compact(path: Path, store: GraphStore) -> GraphCompaction:
+    """Copy the live rows into a fresh ``graph.lbug`` beside the workspace, then swap it in (two renames; a crash
+    between them leaves ``graph.lbug.old`` and ``graph.compact``, never a half-written store in use)."""
+    from engram_kit.compaction import copy_graph, folder_bytes, swap_in
+
+    live = path / "graph.lbug"
+    before = sum(folder_bytes(p) for p in path.glob("graph.lbug*"))
+    scratch = path / "graph.compact"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir()
+    fresh = _ladybug_create(scratch, None, store.schema)
+    try:
+        copy_graph(store, fresh)
+    finally:
+        fresh.close()
+    store.close()
+    for extra in path.glob("graph.lbug.*"):  # the old database's write-ahead log and lock files
+        if extra.is_file():
+            extra.unlink()
+    swap_in(live, scratch / "graph.lbug")
+    for extra in scratch.glob("graph.lbug.*"):
+        extra.rename(path / extra.name)
+    shutil.rmtree(scratch)
+    reopened = _ladybug_reopen(path, {}, False, None)
+    return GraphCompaction(reopened, before, sum(folder_bytes(p) for p in path.glob("graph.lbug*")))
+
+
 def _neo4j_create(path: Path, options: Any, schema: GraphSchema | None) -> GraphStore:
     from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
 
@@ -117,6 +168,7 @@ def _neo4j_reopen(path: Path, manifest: dict[str, Any], read_only: bool, options
 
 
 register_backend(StoreBackend("ladybug", _ladybug_create, _ladybug_reopen,
-                              "embedded LadybugDB file in the workspace folder (default)"))
+                              "embedded LadybugDB file in the workspace folder (default)", compact=_ladybug_compact))
 register_backend(StoreBackend("neo4j", _neo4j_create, _neo4j_reopen,
-                              "Neo4j 5 server + Graph Data Science (PPR on the server); docs/scaling-out.md"))
+                              "Neo4j 5 server + Graph Data Science (PPR on the server); docs/scaling-out.md",
+                              compact_note="the graph is on Neo4j, which reuses freed store space itself"))
