@@ -39,7 +39,7 @@ def _lint(payload: dict) -> dict:
 
 def test_every_neo4j_statement_lints_clean():
     dump = subprocess.run([sys.executable, "-m", "engram_kit.store.cypher", "--dump", "neo4j"], capture_output=True,
-                          text=True, cwd=REPO, timeout=120, check=True)
+                          text=True, cwd=REPO, timeout=900, check=True)
     payload = json.loads(dump.stdout)
     names = {s["name"].split("[")[0] for s in payload["statements"]}
     assert {"gds_pagerank_stream", "gds_project_retrieval_graph", "gds_graph_drop", "write_literature"} - names \

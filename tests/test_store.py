@@ -521,7 +521,7 @@ def test_in_process_reader_shares_the_writer_and_keeps_its_lock(db_path):
         assert reader.counts()["Gene"] == writer.counts()["Gene"] and writer.counts()["NounPhrase"] == 0
         reader.close()
         probe = subprocess.run([sys.executable, "-c", _TRY_WRITE, str(db_path)], capture_output=True, text=True,
-                               cwd=REPO, timeout=120)
+                               cwd=REPO, timeout=900)
         assert probe.stdout.strip() == "LOCKED", probe.stderr
         assert writer.counts()["Gene"] > 0  # the writer is unaffected by the reader's close
 
