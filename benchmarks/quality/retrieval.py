@@ -15,10 +15,11 @@ What is compared
 * **Dense only**: cosine similarity of all-MiniLM-L6-v2 question and passage vectors, exact over the corpus.
 * **PPR only**: the passage nodes' Personalized PageRank scores with the question's entities as seeds
   (damping 0.5), i.e. the blend at alpha = 1.
-* **Blend**: the retriever's ranking, ``alpha * minmax(ppr) + (1 - alpha) * minmax(cosine)`` over the
+* **Blend**: the retriever's ranking before issue 13, ``alpha * minmax(ppr) + (1 - alpha) * minmax(cosine)`` over the
   candidate pool (top 200 passages by PPR united with the top 200 by cosine), for alpha in
-  :data:`ALPHAS`; 0.4 is the default (:attr:`Settings.ppr_weight`). A question with no resolved entity
-  falls back to cosine, as in the retriever.
+  :data:`ALPHAS`; 0.4 was the retriever's default before issue 13. A question with no resolved entity
+  falls back to cosine. The product's current ranking (``Retriever.retrieve``: hybrid text score + bounded PPR
+  evidence, :mod:`engram_kit.retrieval.ranking`) is its own row.
 * **HippoRAG-style ablations** of the graph signal (Gutierrez et al. 2024, Table 5 ablates PPR the same
   way): *seeds only* (a passage scores the summed seed weight of the seed entities it mentions),
   *seeds + 1-hop* (also the entities one knowledge-graph step from a seed, weighted by one walk step:
@@ -79,7 +80,7 @@ QUICK_DISTRACTORS = 57
 CACHE_DIR = REPO / "benchmarks" / ".cache"
 #: Blend weights swept (PPR share of the blended score).
 ALPHAS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-#: Default blend weight (Settings.ppr_weight).
+#: The old blend's default weight (Settings.ppr_weight before issue 13), kept as the reference row.
 DEFAULT_ALPHA = 0.4
 #: Passages kept per question in the run handed to ir-measures (deeper ranks count as not retrieved).
 RUN_DEPTH = 100

@@ -1,7 +1,7 @@
 """Literature agent: the workspace's PPR retrieval plus its answer composer, always routed.
 
 Retrieval seeds PPR with the question entities plus the session-memory seeds (``extra_seeds``), ranks
-passages by the blended PPR + semantic score (:class:`~engram_kit.retrieval.retriever.Retriever`), and the
+passages by the hybrid text score with PPR graph evidence (:class:`~engram_kit.retrieval.retriever.Retriever`), and the
 composer (extractive offline, an LLM composer when configured) turns them into cited claims. Events:
 ``passages`` once ranked, one ``answer_chunk`` per answer line, then ``done`` with the
 :class:`~engram_kit.answering.Answer`.
@@ -21,7 +21,7 @@ class LiteratureAgent:
 
     def run(self, context: AgentContext, emit: Emit) -> Answer:
         """Retrieve and compose; returns the answer (claims cite passages and curated edges)."""
-        emit(StatusEvent(self.name, "ranking passages (PPR + semantic)"))
+        emit(StatusEvent(self.name, "ranking passages (BM25 + dense, PPR evidence)"))
         result = context.retriever.retrieve(context.question, extra_seeds=context.memory_seeds or None)
         emit(PassagesEvent(self.name, tuple(result.passages)))
         answer = context.composer.compose(result)
