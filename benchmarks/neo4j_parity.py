@@ -170,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         f"# Neo4j 5.26 + OpenGDS 2.13 beside the embedded store (commit {_commit()})", "",
         f"Shared Hetionet: {len(nodes):,} nodes, {len(edges):,} edges"
         f"{' (subsample)' if args.edges else ''}; input {megabytes:.1f} MB of uncompressed TSV. "
-        "Machine: shared 2-core, 24 GB, loaded by 8 concurrent sessions (load average ~20), so times are "
-        "upper bounds. Server: scripts/neo4j.sh (heap 2 GB, page cache 768 MB).", "", *table, ""])
+        f"Machine: 2-core, 24 GB; load average (1/5/15 min) at the end {' / '.join(f'{x:.1f}' for x in os.getloadavg())}"
+        " (other jobs shared the machine: times are upper bounds). Server: scripts/neo4j.sh (heap 2 GB, page cache "
+        "768 MB).", "", *table, ""])
     print(text)
     if not args.edges:
         args.out.write_text(text)

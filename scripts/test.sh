@@ -12,6 +12,13 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "warning: could not install chromium; the browser test will be skipped" >&2
 fi
+# The live Neo4j suite needs a JDK 17+ and Maven (Neo4j + OpenGDS come from Maven Central): installed when missing
+# and we may (root + apt). Under CI the live tests fail rather than skip without them.
+if { ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; } && command -v apt-get >/dev/null 2>&1 \
+   && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null) \
+    || echo "warning: could not install a JDK and Maven; tests/test_neo4j_live.py will be skipped" >&2
+fi
 # Neo4j's own Cypher parser (npm @neo4j-cypher/language-support) lints every statement the Neo4j backend sends.
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
