@@ -256,6 +256,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.repair and report.repaired:
             report = ws.check()
             print(f"after repair: {report}")
+            # Repair re-embeds a document an ingest left "processing" but cannot finish it (its alias hubs and
+            # record need the whole pipeline), so name the command that does.
+            documents = [a for a in report.pending if a.startswith("doc:")]
+            if documents:
+                print(f"{len(documents)} document(s) left unfinished by an interrupted ingest: run `engram reprocess "
+                      f"{documents[0]}` (or add the same file again) for each of {', '.join(documents[:5])}"
+                      + (" ..." if len(documents) > 5 else ""), file=sys.stderr)
         elif not report.consistent:
             print("Run `engram check --repair` (or re-run the interrupted ingest) to fix it.", file=sys.stderr)
     return 0 if report.consistent else 1

@@ -679,7 +679,10 @@ class DocumentRepository:
                                 source=source or source_key(source_url=source_url, filename=filename))
         source = source or source_key(source_url=source_url, filename=filename)
         previous = self._article(doc_id)
-        if previous is not None and previous["status"] in COMPLETE_STATUSES:
+        # Already ingested only when document.json agrees: a crash after the graph's status was set but before
+        # the record was saved leaves it "processing" with no statistics, so that document is processed again.
+        if (previous is not None and previous["status"] in COMPLETE_STATUSES
+                and self._info_or_empty(doc_id).get("status") in COMPLETE_STATUSES):
             log.info("%s (%s) is already ingested", filename, doc_id)
             info = self._info(doc_id)
             if not as_new and not info.get("as_new"):
