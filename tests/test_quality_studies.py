@@ -53,6 +53,7 @@ def test_retrieval_quick(options: StudyOptions) -> None:
     assert "## Latency" in result.report.read_text()
 
 
+@pytest.mark.slow  # e2e: builds the quick study's workspace when it runs first: 245 s on a loaded 2-core machine (issue 15)
 def test_ppr_diagnostics_quick(options: StudyOptions) -> None:
     result = STUDIES["ppr"].load()(options)
     s = result.summary
