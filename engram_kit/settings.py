@@ -110,9 +110,11 @@ class Settings:
              "from every question. 0 = off.")
     seed_specificity: float = setting(
         0.5, section="retrieval", unit="exponent", range=">= 0", check=lambda v, _: float(v) >= 0.0,
-        source="HippoRAG node specificity (Gutierrez et al., NeurIPS 2024), as a degree power",
-        help="An entity seed's weight is confidence * (knowledge-graph degree) ** -exponent, so generic hub "
-             "nodes (Anatomy 'blood') cannot dominate the seeds. 0 = off (weights proportional to confidence).")
+        source="HippoRAG node specificity (Gutierrez et al., NeurIPS 2024: 1 / passages mentioning the node), "
+               "as a power",
+        help="An entity seed's weight is confidence * (passages mentioning it) ** -exponent, so generic words "
+             "many passages mention (Anatomy 'blood') cannot dominate the specific entity of a question. 0 = off "
+             "(weights proportional to confidence).")
     kind_priors: bool = setting(
         True, section="retrieval", source="engram-kit (engram_kit.retrieval.question.KIND_PRIORS)",
         help="When one question mention matches several node kinds equally well, seed only the kind with the "
