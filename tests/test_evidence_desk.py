@@ -128,6 +128,49 @@ def test_tp53_pathway_count_matches_the_graph(desk, workspace):
     assert "TP53 participates in " in result.to_markdown()
 
 
+def _evidence_key(sources, pubmed_ids, unbiased) -> tuple[int, int, int]:  # noqa: ANN001
+    """The plans' evidence rule, recomputed in Python from the stored edge properties."""
+    def count(value) -> int:  # noqa: ANN001
+        return len(str(value).split("|")) if isinstance(value, str) and value else 0
+    return count(sources), count(pubmed_ids), int(unbiased == "true")
+
+
+def test_keyword_template_listing_is_evidence_ordered_with_total(desk, workspace):
+    """Asking for negated assertions bypasses the intent plans on Hetionet, so the keyword template
+    disease_genes answers: its 25 rows are the 25 best-supported of Parkinson's disease's genes, not the first
+    25 by name, and every claim still cites its row."""
+    pd_id = "Disease::DOID:14330"
+    result = desk.investigate("Which genes are associated with Parkinson's disease?", include_negated=True)
+    assert result.template == "disease_genes" and result.outcome == "supported" and result.withheld_count == 0
+    listing, count = result.artifacts
+    edges = workspace.store.read_only_query(
+        "MATCH (d:Disease {id: $d})-[r:ASSOCIATES_DaG]->(g:Gene) RETURN g.name AS gene, r.sources AS sources, "
+        "r.pubmed_ids AS pubmed_ids, r.unbiased AS unbiased", {"d": pd_id})
+    expected = sorted(((*_evidence_key(r.sources, r.pubmed_ids, r.unbiased), r.gene) for r in edges.itertuples()),
+                      key=lambda k: (-k[0], -k[1], -k[2], k[3]))
+    rows = [listing.row(rid) for rid in listing.row_ids]
+    assert [(r["n_sources"], r["n_publications"], r["unbiased"], r["target"]) for r in rows] == expected[:25]
+    assert {"SNCA", "LRRK2", "GBA"} <= {r["target"] for r in rows[:4]}
+    assert "SNCA" not in sorted(edges["gene"])[:25]  # the former ORDER BY target LIMIT 25 left it out
+    assert count.row("r1")["n"] == len(edges) == 143
+    assert f"Listing the first 25 of {len(edges)}, ordered by evidence" in result.notes[-1]
+    for claim, row in zip(result.claims, rows):
+        assert row["target"] in claim.text and f"{row['n_sources']} source" in claim.text
+    assert result.claims[-1].citations == ("q2:r1",) and "143" in result.claims[-1].text
+
+
+def test_unknown_intent_falls_back_to_an_evidence_ordered_template(desk, workspace):
+    result = desk.investigate("What are the members of Benzodiazepines?")
+    assert "not recognised offline" in result.notes[0] and result.template == "class_members"
+    assert result.outcome == "supported" and result.withheld_count == 0
+    listing, count = result.artifacts
+    members = workspace.store.read_only_query(
+        "MATCH (p:PharmacologicClass {name: 'Benzodiazepines'})-[:INCLUDES_PCiC]->(c:Compound) RETURN c.name AS name")
+    assert count.row("r1")["n"] == len(members) and {listing.row(r)["target"] for r in listing.row_ids} <= \
+        set(members["name"])
+    assert {"n_sources", "n_publications", "unbiased"} <= set(listing.columns)
+
+
 def test_unmatched_question_is_unsupported_with_a_note(desk):
     result = desk.investigate("What is the meaning of life?")
     assert result.outcome == "unsupported" and not result.artifacts

@@ -33,12 +33,14 @@ RESULTS = REPO / "benchmarks" / "results" / "desk_dev.md"
 
 
 def open_workspace(shared: Path):  # noqa: ANN201 - Workspace
-    """The full-Hetionet workspace (built once into the cache)."""
+    """The full-Hetionet workspace (built once into the cache) from the shared data root ``shared`` (the
+    folder holding ``hetionet/``, ``pubmed/`` and ``synonyms/``)."""
     from engram_kit import Workspace
+    from engram_kit.datasets import resolve_data_paths
 
     if (CACHE / "manifest.json").exists():
         return Workspace.open(CACHE, read_only=True)
-    Workspace.create(CACHE, data=shared, overwrite=True).close()
+    Workspace.create(CACHE, data=resolve_data_paths(shared), overwrite=True).close()
     return Workspace.open(CACHE, read_only=True)
 
 
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: no shared Hetionet under {args.shared_data}")
         return 0
     started = time.perf_counter()
-    ws = open_workspace(args.shared_data / "hetionet")
+    ws = open_workspace(args.shared_data)
     items = build(ws) if args.build or not DATA.exists() else [json.loads(x) for x in DATA.read_text().splitlines()]
     desk = ws.evidence_desk()
     by_cat: dict[str, list[bool]] = defaultdict(list)

@@ -27,6 +27,8 @@ from engram_kit.kg.schema import GraphSchema
 
 #: Answers listed (the total is always stated).
 TOP_N = 10
+#: Anchors whose same-name nodes of other labels are looked up (:meth:`GraphFacts.same_name_readings`).
+READING_ANCHORS = 3
 
 
 def kind_words(label: str, n: int = 2) -> str:
@@ -98,9 +100,11 @@ class GraphFacts:
         best first."""
         from engram_kit.evidence.plans import plan_queries
 
-        intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
         if self.schema.negation_property:  # a graph with negated assertions keeps its subgraph claims (NOT: ...)
+            intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
             return FactsResult(Intent(intent.anchor_label, ""))
+        anchors = anchors + self.same_name_readings(anchors)
+        intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
         if not intent.known or not intent.hops or not intent.anchor_label:
             note = (f"Relation not recognised ({intent.explanation}); the graph facts below are the edges "
                     "nearest the question's entities.") if not intent.known else ""
@@ -131,6 +135,28 @@ class GraphFacts:
             more = n - len(rows)
             shown = f"top {len(rows)} shown, {rule}, and {more} more" if more > 0 else f"all shown, {rule}"
             out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
+        return out
+
+    def same_name_readings(self, anchors: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+        """Nodes of the other labels named exactly like an anchor (case-insensitive), as extra anchors after
+        the given ones: retrieval keeps one reading of a name, and "hypertension" in "side effects of drugs
+        that treat hypertension" came back as the side effect Hypertension only, so the plan listed side
+        effects of drugs that *cause* hypertension. With the disease reading beside it, the intent picks
+        the plan that uses the question's relations (treats, then causes). First :data:`READING_ANCHORS`
+        anchors only; at most one node per label and name."""
+        out: list[tuple[str, str, str, str]] = []
+        seen = {a[2] for a in anchors}
+        for mention, label, _, name in anchors[:READING_ANCHORS]:
+            for other in self.schema.labels:
+                if other == label:
+                    continue
+                frame = self.store.read_only_query(
+                    f"MATCH (n:{other}) WHERE lower(n.name) = $name RETURN n.id AS id, n.name AS name LIMIT 1",
+                    {"name": name.lower()})
+                for row in _records(frame):
+                    if str(row["id"]) not in seen:
+                        seen.add(str(row["id"]))
+                        out.append((mention, other, str(row["id"]), str(row["name"])))
         return out
 
     def _claim(self, intent: Intent, anchor_id: str, anchor_name: str, row: dict[str, Any]) -> Claim:

@@ -17,8 +17,10 @@ scored, and the best is kept:
 * ``+2`` per hop whose verb the question names, ``+1.5`` when the last hop ends in the first kind the
   question names (the asked kind: "*which compounds* treat X"), ``+1`` per named kind used as a middle
   node (two hops: "side effects of *drugs* that treat X"); a two-hop plan must use two named kinds.
-* Ties: fewer hops, then the schema's more common relation for that label pair when no verb was named
-  (:data:`DEFAULT_VERBS` order).
+* Ties: the plan using more of the distinct relations the question names ("side effects caused by drugs
+  that *treat* hypertension" names treats and causes: hypertension the Disease, treats then causes, beats
+  Hypertension the side effect, causes twice), then fewer hops, then the schema's more common relation for
+  that label pair when no verb was named (:data:`DEFAULT_VERBS` order).
 
 Aggregates: ``"how many ..."`` asks for a count (with an anchor: of the related entities; without one: of
 the asked kind); ``"most"``, ``"top"``, ``"highest number"`` without an anchor asks for a ranking of the
@@ -194,6 +196,26 @@ def _kind_patterns(schema: GraphSchema) -> tuple[tuple[str, str], ...]:
     return tuple((p, label) for p, label in KIND_WORDS if label in labels) + own
 
 
+def question_word_spans(question: str, schema: GraphSchema | None = None) -> list[tuple[int, int]]:
+    """Character spans of the relation words (:data:`RELATION_WORDS`) and kind words (:data:`KIND_WORDS` and
+    the schema's own label words) in ``question``, each widened to whole words ("treat" -> "treatments").
+
+    The evidence desk reads what is left of a question without them (and without function words) as a
+    candidate entity name when its extractor finds none ("Which pills treat *diabetes type 2*?").
+    """
+    schema = schema or HETIONET_SCHEMA
+    spans = []
+    for pattern, _ in RELATION_WORDS + _kind_patterns(schema):
+        for m in re.finditer(pattern, question, re.IGNORECASE):
+            start, end = m.span()
+            while start > 0 and question[start - 1].isalnum():
+                start -= 1
+            while end < len(question) and question[end].isalnum():
+                end += 1
+            spans.append((start, end))
+    return sorted(set(spans))
+
+
 def _hops_between(schema: GraphSchema, a: str, b: str) -> list[Hop]:
     """Every hop the schema allows from label ``a`` to label ``b`` (either stored direction)."""
     out = []
@@ -253,7 +275,8 @@ def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
     best_key: tuple = ()
     for anchor in dict.fromkeys(anchor_labels):
         for plan, score, tie in _plans(anchor, kinds_t, verbs, schema):
-            key = (score, -len(plan), -tie, -anchor_labels.index(anchor))
+            covered = len({hop.verb for hop in plan} & set(verbs))
+            key = (score, covered, -len(plan), -tie, -anchor_labels.index(anchor))
             if score > 0 and (best is None or key > best_key):
                 target = plan[-1].to_label
                 best = Intent(anchor, target, tuple(plan), aggregate, verbs, kinds_t, score,

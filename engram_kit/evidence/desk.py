@@ -31,7 +31,7 @@ from engram_kit.answering.intent import Intent, parse_intent
 from engram_kit.errors import QueryError
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
-from engram_kit.evidence.plans import plan_claims, plan_queries
+from engram_kit.evidence.plans import evidence_words, plan_claims, plan_queries
 from engram_kit.evidence.runner import DeskLimits, QueryRunner
 from engram_kit.evidence.schema import GraphSchema, inspect_schema
 from engram_kit.evidence.search import EntityMatch, matches_frame, question_entities, search_entities
@@ -302,6 +302,7 @@ class EvidenceDesk:
             result = self._offline(question, entities, runner, include_negated)
         else:
             result = self._with_llm(question, entities, runner, self.llm)
+        result.notes[:0] = reading_notes(entities, self.min_confidence)
         result.artifacts = runner.artifacts
         result.seconds = time.perf_counter() - started
         log.info("desk %r: %s, %d kept, %d withheld, %d queries, %.2f s", question, result.outcome,
@@ -351,7 +352,8 @@ class EvidenceDesk:
             notes.append(f"Nothing found: no {template.target_label} is linked to {entity.name} ({entity.node_id}) "
                          f"by {template.rel_type} in this graph.")
         if total is not None and total > len(listing.rows):
-            notes.append(f"Listing the first {len(listing.rows)} of {total} by name (LIMIT {self.limits.list_limit}).")
+            notes.append(f"Listing the first {len(listing.rows)} of {total}, ordered by evidence (sources, "
+                         f"publications, unbiased; LIMIT {self.limits.list_limit}).")
         validation = validate_claims(claims, runner.artifacts)
         return DeskResult(question, OFFLINE_MODE, entities, validation=validation, template=template.name,
                           notes=intent_note + notes)
@@ -458,6 +460,25 @@ def question_intent(question: str, entities: list[EntityMatch], schema: DomainSc
     return parse_intent(question, [(e.mention, e.label) for e in ordered], schema or HETIONET_SCHEMA)
 
 
+def reading_notes(entities: list[EntityMatch], min_confidence: float) -> list[str]:
+    """Notes saying how a question's entities were read when not by their own name at the floor: a name
+    variant ("breast carcinoma" as breast cancer) or, when nothing reached ``min_confidence``, the best
+    reading kept by the fallback (:func:`~engram_kit.evidence.search.question_entities`)."""
+    notes = []
+    best: dict[str, EntityMatch] = {}
+    for e in entities:
+        if e.mention not in best or e.confidence > best[e.mention].confidence:
+            best[e.mention] = e
+    fallback = bool(entities) and all(e.confidence < min_confidence for e in entities)
+    for e in best.values():
+        if e.method == "variant":
+            notes.append(f"Read '{e.mention}' as {e.name} ({e.label}, {e.node_id}): a variant of the name.")
+        elif fallback:
+            notes.append(f"No name in the question matched at confidence {min_confidence:g}; read '{e.mention}' "
+                         f"as {e.name} ({e.label}, {e.node_id}; {e.method} {e.confidence:.2f}).")
+    return notes
+
+
 def pick_template(question: str, entities: list[EntityMatch], schema: DomainSchema | None = None
                   ) -> tuple[Template | EdgeTemplate, EntityMatch] | None:
     """The first template whose cues match, that applies to ``schema`` (default Hetionet) and whose source
@@ -533,12 +554,14 @@ def path_claims(first: list[Artifact], second: list[Artifact], start: str,
 
 
 def template_claims(template: Template, listing: Artifact, count: Artifact) -> list[DeskClaim]:
-    """One claim per listed row, plus the count claim, each citing its row."""
+    """One claim per listed row (in the listing's evidence order, its evidence in brackets as in
+    :func:`~engram_kit.evidence.plans.plan_claims`), plus the count claim, each citing its row."""
     claims = []
     for row_id in listing.row_ids:
         row = listing.row(row_id) or {}
         text = template.phrase.format(source=row.get("source"), target=row.get("target"))
-        claims.append(DeskClaim(text, (f"{listing.id}:{row_id}",)))
+        evidence = evidence_words(row)
+        claims.append(DeskClaim(text + (f" ({evidence})" if evidence else ""), (f"{listing.id}:{row_id}",)))
     total = _count_value(count)
     if total is not None:
         source = (count.row("r1") or {}).get("source")

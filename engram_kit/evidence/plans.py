@@ -162,6 +162,19 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s" if not word.endswith("s") else f"{n} {word}"
 
 
+def evidence_words(row: dict[str, Any]) -> str:
+    """The evidence columns of a listing row in words: ``"3 sources, 2 publications, unbiased"`` ("" when
+    the row has none)."""
+    evidence = []
+    if row.get("n_sources"):
+        evidence.append(_plural(int(row["n_sources"]), "source"))
+    if row.get("n_publications"):
+        evidence.append(_plural(int(row["n_publications"]), "publication"))
+    if row.get("unbiased") == 1:
+        evidence.append("unbiased")
+    return ", ".join(evidence)
+
+
 def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None, anchor_name: str = ""
                 ) -> tuple[list[DeskClaim], list[str]]:
     """Claims (each citing its row) and notes for a plan's artifacts (see the module docstring); an anchored
@@ -198,14 +211,7 @@ def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None, ancho
         for rid, row in rows:
             anchor, name = str(row.get("anchor")), str(row.get("target"))
             if len(hops) == 1:
-                evidence = []
-                if row.get("n_sources"):
-                    evidence.append(_plural(int(row["n_sources"]), "source"))
-                if row.get("n_publications"):
-                    evidence.append(_plural(int(row["n_publications"]), "publication"))
-                if row.get("unbiased") == 1:
-                    evidence.append("unbiased")
-                ev = ", ".join(e for e in evidence if e)
+                ev = evidence_words(row)
                 text = hop_phrase(hop, anchor, name) + (f" ({ev})" if ev else "")
             else:
                 named = ", ".join(str(pair[1]) for pair in (row.get("via") or []))

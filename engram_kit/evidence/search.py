@@ -8,15 +8,33 @@ Identifiers are looked up before names, in text and in questions: a whole node i
 or the CURIE after ``::`` (``"HGNC:10848"``, ``"mondo:0016355"``; case-insensitive), so a question can name
 exactly one of several same-named nodes (a Biolink graph has an ``SHH`` gene per species). Labels come from
 the store's graph schema (``PhenotypicFeature`` on a KGX graph, Hetionet's kinds otherwise).
+
+Lay and clinical name variants (question entities only, :func:`question_entities`):
+
+* **Variants** (:func:`name_variants`): a mention with no exact or alias reading is also looked up in the
+  forms clinicians and lay people write for the same name: "carcinoma"/"neoplasm"/"malignancy" -> "cancer"
+  (the Disease Ontology slim of Hetionet names organ cancers "breast cancer", "lung cancer" and has no
+  "... carcinoma" node), "carcinoma of the breast" -> "breast carcinoma", "diabetes type 2" / "type II" ->
+  "type 2 diabetes". Only exact or alias hits of a variant count (never a fuzzy match of a rewritten
+  name), at :data:`VARIANT_FACTOR` times their confidence, method ``"variant"``.
+* **Fallback** (nothing found at the floor): a question names its entity on purpose, so when neither its
+  identifiers nor its extracted mentions give any reading at ``min_confidence`` (and the question is not a
+  whole-graph aggregate such as "How many diseases are in the graph?"), the words left after
+  function, relation and kind words (:func:`residual_spans`: "Which pills treat *diabetes type 2*?") and the
+  extracted mentions are resolved again, and the best reading of each is kept (the desk says so in a note)
+  when it reaches :data:`FALLBACK_CONFIDENCE` (an extracted mention: a name the gazetteer knows) or
+  ``min_confidence`` (a leftover span: "What is the meaning of life?" reads 'life' as Amoxapine at 0.51).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
 
+from engram_kit.answering.intent import parse_intent, question_word_spans
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.errors import DataError, QueryError
 from engram_kit.extraction import EntityExtractor
@@ -43,7 +61,8 @@ class EntityMatch:
     """One candidate graph entity for a text.
 
     ``mention`` is the text searched (or the question span); ``label`` the graph label (``Gene``);
-    ``confidence`` in [0, 1]; ``method`` ``id`` for an id look-up, else the resolver's method.
+    ``confidence`` in [0, 1]; ``method`` ``id`` for an id look-up, ``variant`` for a reading of a name variant
+    (:func:`name_variants`), else the resolver's method.
     """
 
     mention: str
@@ -135,15 +154,110 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
     if nodes is not None:
         out += identifier_matches(_IDENTIFIER_TOKEN.findall(question), nodes, schema)
     seen = {m.node_id for m in out}
-    for mention in extractor.extract(question):
-        candidates = resolver.resolve(mention, context=question)
+    mentions = extractor.extract(question)
+    for mention in mentions:
+        candidates = _with_variants(mention.text, resolver.resolve(mention, context=question), resolver, question)
         # Once a mention's best reading passes the floor, its other exact-name readings stay too: the context
         # share can push "hypertension" the Disease below the floor in "side effects of drugs that treat
         # hypertension", and only the template or intent knows which kind the question needs.
         best = max((c.confidence for c in candidates), default=0.0)
         for c in candidates:
-            alternative = best >= min_confidence and c.method in ("exact", "alias", "identifier")
+            alternative = best >= min_confidence and c.method in ("exact", "alias", "identifier", "variant")
             if (c.confidence >= min_confidence or alternative) and c.node_id not in seen:
                 out.append(EntityMatch(mention.text, c.node_id, c.name, c.kind, graph_label(c.kind, schema),
                                        float(c.confidence), c.method))
+    if out or parse_intent(question, [], schema or HETIONET_SCHEMA).known:
+        return out  # found, or a whole-graph aggregate ("How many diseases are in the graph?") needing none
+    # Nothing at the floor: read the extracted mentions and the question's leftover words once more and keep
+    # the best reading of each (see the module docstring); the floor is calibrated for mentions in documents.
+    # A leftover span is no name the extractor recognised, so its reading still needs the floor ("meaning of
+    # life": 'life' reads as Amoxapine at 0.51); a recognised mention needs FALLBACK_CONFIDENCE.
+    floors = {m.text: FALLBACK_CONFIDENCE for m in mentions}
+    for span in residual_spans(question, [(m.start, m.end) for m in mentions], schema):
+        floors.setdefault(span, min_confidence)
+    for text, floor in floors.items():
+        candidates = _with_variants(text, resolver.resolve(text, context=question), resolver, question)
+        if candidates and candidates[0].confidence >= floor and candidates[0].node_id not in seen:
+            c = candidates[0]
+            seen.add(c.node_id)
+            out.append(EntityMatch(text, c.node_id, c.name, c.kind, graph_label(c.kind, schema),
+                                   float(c.confidence), c.method))
     return out
+
+
+#: Confidence of a reading of a name variant, relative to the variant's own exact / alias confidence (below
+#: an alias, 0.9: "breast cancer" is the graph's broader name for what "breast carcinoma" names).
+VARIANT_FACTOR = 0.9
+#: Lowest confidence of a question entity found by the fallback (nothing at the desk's floor): the
+#: resolver's confidence of a name typed in a question before the document-link calibration (issue 14), as
+#: ``Settings.name_seed_confidence``.
+FALLBACK_CONFIDENCE = 0.5
+#: Name rewrites of :func:`name_variants`: (pattern, replacement), case-insensitive, applied repeatedly.
+NAME_REWRITES: tuple[tuple[str, str], ...] = (
+    # the Disease Ontology slim names cancers "<organ> cancer"
+    (r"\b(adeno)?carcinomas?\b|\bmalignant (neoplasms?|tumou?rs?)\b|\bneoplasms?\b|\bmalignanc(y|ies)\b",
+     "cancer"),
+    (r"^(\w+) of the (\w+)$", r"\2 \1"),           # carcinoma of the breast -> breast carcinoma
+    (r"\btype II\b", "type 2"), (r"\btype I\b", "type 1"),
+    (r"^(.+?),? type (\d)$", r"type \2 \1"),          # diabetes type 2 -> type 2 diabetes
+)
+#: Words that never name an entity in a question (question words, auxiliaries, determiners, prepositions,
+#: aggregate words): what :func:`residual_spans` removes besides relation and kind words.
+FUNCTION_WORDS = frozenset("""
+a about against all also among an and any are as at be been being between both by can could did do does
+each either for from give had has have help helps how i in into is it its list many me might more most much
+my name neither no nor not number of on one or other others our per please show so some such tell than that
+the their them there these they this those through to top up us used using was we were what when where which
+while who whom whose why will with within without would you your known according
+graph knowledge database network hetionet total exist exists altogether
+""".split())
+
+
+def name_variants(text: str) -> list[str]:
+    """Other forms of the name ``text`` (see the module docstring), without ``text`` itself, at most 8."""
+    found = [text.strip()]
+    for current in found:
+        for pattern, replacement in NAME_REWRITES:
+            variant = re.sub(pattern, replacement, current, flags=re.IGNORECASE).strip()
+            if variant and variant.lower() not in {f.lower() for f in found}:
+                found.append(variant)
+        if len(found) > 8:
+            break
+    return found[1:9]
+
+
+def _with_variants(text: str, candidates: list[Any], resolver: EntityResolver, context: str) -> list[Any]:
+    """``candidates`` of ``text`` plus the exact / alias readings of its name variants (method ``variant``, at
+    :data:`VARIANT_FACTOR` of their confidence) when ``text`` itself has no exact or alias reading; best
+    first."""
+    if any(c.method in ("exact", "alias", "identifier") for c in candidates):
+        return candidates
+    from engram_kit.resolution.resolver import Candidate
+
+    extra: dict[str, Any] = {}
+    for variant in name_variants(text):
+        for c in resolver.resolve(variant, context=context):
+            if c.method in ("exact", "alias") and c.node_id not in extra:
+                extra[c.node_id] = Candidate(c.node_id, c.name, c.kind, c.confidence * VARIANT_FACTOR, "variant")
+    merged = {c.node_id: c for c in candidates}
+    for node_id, c in extra.items():
+        if node_id not in merged or merged[node_id].confidence < c.confidence:
+            merged[node_id] = c
+    return sorted(merged.values(), key=lambda c: -c.confidence)
+
+
+def residual_spans(question: str, taken: list[tuple[int, int]] | None = None,
+                   schema: GraphSchema | None = None) -> list[str]:
+    """Runs of the question's words that are not function words (:data:`FUNCTION_WORDS`), relation or kind
+    words (:func:`~engram_kit.answering.intent.question_word_spans`) or inside ``taken`` spans, each with a
+    word of three letters or more: "Which pills treat diabetes type 2?" -> ``["diabetes type 2"]``."""
+    blocked = question_word_spans(question, schema) + list(taken or [])
+    runs: list[list[str]] = [[]]
+    for m in re.finditer(r"[\w'\u2019-]+", question):
+        word = m.group().strip("'\u2019-")
+        inside = any(m.start() < b and a < m.end() for a, b in blocked)
+        if inside or not word or word.lower() in FUNCTION_WORDS:
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    return [" ".join(run) for run in runs if any(len(w) >= 3 and w.isalpha() for w in run)]

@@ -5,7 +5,11 @@ turning each row into one claim that cites it:
 
 * **Hetionet templates** (:data:`TEMPLATES`, :class:`Template`): one metaedge each, Hetionet v1.0 semantics
   (Himmelstein et al., eLife 2017; undirected metaedges matched in both directions). Two queries: the related
-  entities (sorted by name, ``LIMIT`` :data:`LIST_LIMIT`) and their total count. Offered only on a graph that
+  entities, ordered by evidence with the same rule as the intent plans (:mod:`engram_kit.evidence.plans`:
+  number of sources, then of publications, then the unbiased flag, all descending, then by name; ``LIMIT``
+  :data:`LIST_LIMIT`), each row carrying ``n_sources, n_publications, unbiased``, and their total count. The
+  desk reaches them on Hetionet only when the question's intent is not recognised (or negated assertions are
+  asked for). Offered only on a graph that
   has the metaedge (:meth:`Template.applies_to`), i.e. on Hetionet. Their Cypher lives in
   :data:`TEMPLATE_CYPHER`, keyed by template name and dialect, with only schema identifiers interpolated.
 * **Edge templates** (:data:`EDGE_TEMPLATES`, :class:`EdgeTemplate`): schema-driven, for any graph: the
@@ -27,7 +31,8 @@ import re
 from dataclasses import dataclass
 
 from engram_kit.errors import QueryError
-from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.evidence.plans import evidence_columns
+from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.settings import Settings
 
 #: Related entities listed per template query (claims cite these rows), by default: ``Settings.desk_list_limit``
@@ -76,8 +81,8 @@ class Template:
         return self.rel_type in schema.rel_types and {self.source_label, self.target_label} <= set(schema.labels)
 
     def pattern(self) -> str:
-        """The relationship pattern from ``s`` to ``t``."""
-        rel = f"[:{self.rel_type}]"
+        """The relationship pattern from ``s`` to ``t`` (the relationship bound to ``r``, for its evidence)."""
+        rel = f"[r:{self.rel_type}]"
         if self.outgoing is None:
             return f"(s:{self.source_label} {{id: $id}})-{rel}-(t:{self.target_label})"
         if self.outgoing:
@@ -127,15 +132,22 @@ TEMPLATES: tuple[Template, ...] = (
 
 
 def _build_cypher() -> dict[str, dict[str, dict[str, str]]]:
-    """name -> query kind (``list`` / ``count``) -> dialect -> text. Both dialects share the text here."""
+    """name -> query kind (``list`` / ``count``) -> dialect -> text. The listings differ by dialect only in the
+    string-split function of the evidence columns (Hetionet's rel properties: templates apply to Hetionet)."""
     out: dict[str, dict[str, dict[str, str]]] = {}
     for t in TEMPLATES:
         if t.rel_type not in METAEDGE_BY_REL_TYPE:
             raise QueryError(f"Template {t.name!r} uses unknown relationship type {t.rel_type!r}.")
-        listing = (f"MATCH {t.pattern()} RETURN DISTINCT s.name AS source, t.name AS target, t.id AS target_id "
-                   f"ORDER BY target LIMIT {LIST_LIMIT}")
+        listings = {}
+        for dialect in ("ladybug", "neo4j"):
+            ev = evidence_columns(HETIONET_SCHEMA, "r", dialect)
+            listings[dialect] = (
+                f"MATCH {t.pattern()} RETURN DISTINCT s.name AS source, t.name AS target, t.id AS target_id, "
+                f"{ev['n_sources']} AS n_sources, {ev['n_publications']} AS n_publications, "
+                f"{ev['unbiased']} AS unbiased "
+                f"ORDER BY n_sources DESC, n_publications DESC, unbiased DESC, target LIMIT {LIST_LIMIT}")
         count = f"MATCH {t.pattern()} RETURN s.name AS source, count(DISTINCT t) AS n"
-        out[t.name] = {"list": {"ladybug": listing, "neo4j": listing}, "count": {"ladybug": count, "neo4j": count}}
+        out[t.name] = {"list": listings, "count": {"ladybug": count, "neo4j": count}}
     return out
 
 
