@@ -206,7 +206,8 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
         print(f"  unresolved mentions: {', '.join(result.unresolved)}")
     if result.fallback:
         print(f"\nNote: {result.fallback}")
-    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text (BM25 + dense) + {result.alpha:.2f} * graph (PPR)):")
+    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text (BM25 + dense) + {result.alpha:.2f} * graph (PPR), "
+          "relative to the best candidate):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
         print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text={p.text_score:.3f} graph={p.ppr_score:.3f} "

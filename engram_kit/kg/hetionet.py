@@ -407,7 +407,10 @@ def _parse_property_strings(values: np.ndarray) -> tuple[dict[str, np.ndarray], 
         if not isinstance(props, dict):
             invalid[i] = True
             continue
-        out["sources"][i] = _join(props.get("sources"))
+        # Hetionet's edge properties name one source "source" (GpPW, CcSE, PCiC) and several "sources" (DaG, AeG,
+        # CbG): both are evidence; reading only "sources" left pathway and side-effect edges without any
+        sources = props.get("sources")
+        out["sources"][i] = _join(sources if sources is not None else props.get("source"))
         out["license"][i] = _join(props.get("license"))
         unbiased = props.get("unbiased")
         out["unbiased"][i] = "" if unbiased is None else ("true" if unbiased in (True, "true", "True") else "false")

@@ -7,11 +7,25 @@ stemming when PyStemmer is installed. The index lives in memory and is rebuilt w
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from engram_kit.errors import DataError
+
+
+#: A gene/protein-style symbol written with a hyphen before its number ("BACE-1", "IL-6", "COVID-19"). The
+#: tokenizer splits it into "bace" + "1" (and drops the one-character "1"), so a question saying "BACE1" shared no
+#: term with a passage saying "BACE-1"; the joined form is added beside the split one, in passages and queries.
+HYPHENATED_SYMBOL = re.compile(r"\b([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,3}[A-Za-z]?)\b")
+
+
+def analysable(text: str) -> str:
+    """``text`` with the joined form of every hyphenated symbol appended ("BACE-1" also reads "BACE1")."""
+    joined = [a + b for a, b in HYPHENATED_SYMBOL.findall(text)]
+    return f"{text} {' '.join(joined)}" if joined else text
 
 
 def _stemmer():  # noqa: ANN202 - PyStemmer's Stemmer or None
@@ -41,6 +55,7 @@ class LexicalIndex:
     def __init__(self, passage_ids: Sequence[str], texts: Sequence[str], sources: Sequence[str] | None = None) -> None:
         import bm25s
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets its own logger to DEBUG at import
         if len(passage_ids) != len(texts):
             raise DataError(f"LexicalIndex: {len(passage_ids)} passage ids but {len(texts)} texts; pass one text per id.")
         self.passage_ids = np.asarray(list(passage_ids), dtype=object)
@@ -49,7 +64,8 @@ class LexicalIndex:
         self._bm25 = bm25s.BM25()
         self._empty = len(texts) == 0
         if not self._empty:
-            tokens = bm25s.tokenize(list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False)
+            tokens = bm25s.tokenize([analysable(t) for t in texts], stopwords="en", stemmer=self._stemmer,
+                                    show_progress=False)
             self._bm25.index(tokens, show_progress=False)
 
     def __len__(self) -> int:
@@ -62,7 +78,7 @@ class LexicalIndex:
 
         if self._empty:
             return np.zeros(0, dtype=np.float32)
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False,
+        tokens = bm25s.tokenize([analysable(query)], stopwords="en", stemmer=self._stemmer, show_progress=False,
                                 return_ids=False)[0]
         if not tokens:
             return np.zeros(len(self), dtype=np.float32)
