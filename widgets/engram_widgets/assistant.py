@@ -54,6 +54,10 @@ GRAPH_STEP = 20
 SNIPPET_CHARS = 260
 #: Width (px) of the assistant from which question/answer and graph/evidence sit side by side.
 SIDE_BY_SIDE_PX = 1100
+#: CSS height of the answer graph's drawing: the window's height less what sits above it (toolbar, legend: the
+#: drawing starts ~210 px down at 1400x900) and a margin, between 440 and 640 px (580 px at 1400x900; 440 px at
+#: 1000x700, where the panels stack). The page script fits the graph at the legible zoom floor in this box.
+GRAPH_CSS_HEIGHT = "clamp(440px, calc(100vh - 320px), 640px)"
 #: CSS class of a highlighted passage card (the browser test looks for it).
 CARD_HIGHLIGHT = "engram-highlight"
 #: Style sheet of the workbench widgets (HTML widgets cannot carry a stylesheet of their own).
@@ -66,6 +70,8 @@ CSS = """<style>
   .engram-evidence .engram-passages { max-height: calc(100vh - 640px) !important; min-height: 180px; }
 }
 .engram-answer-box { max-height: 210px; overflow: auto; }
+/* the answer graph: taller where the first screen allows (ends on it at 1400x900), never below 440 px */
+.engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT !important; }
 .engram-evidence .engram-passages { max-height: 520px; overflow: auto; }
 .engram-card { border: 1px solid #ddd; border-radius: 6px; padding: 4px 8px; margin: 3px 0; background: #fff; }
 .engram-card.engram-highlight { border: 2px solid #00c853; background: #e8f5e9; }
@@ -86,7 +92,7 @@ a.engram-ext { text-decoration: none; margin-left: 2px; }
 .engram-kind-toggle { font-size: 12px !important; }
 .engram-kind-toggle.engram-kind-off { background: #eeeeee !important; color: #777777 !important; }
 KIND_RULES
-</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX)).replace("KIND_RULES", "\n".join(
+</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX)).replace("GRAPH_CSS_HEIGHT", GRAPH_CSS_HEIGHT).replace("KIND_RULES", "\n".join(
     f".engram-kind-toggle.engram-kind-{re.sub('[^a-z]+', '-', kind.lower())} {{ background: {color} !important; "
     f"color: {KIND_TEXT_COLORS.get(kind, '#ffffff')} !important; }}" for kind, color in KIND_COLORS.items()))
 

@@ -32,9 +32,11 @@ __all__ = ["KIND_COLORS", "cytoscape_style", "draw_subgraph", "graph_widget", "l
 
 #: Layout used for answer graphs: cytoscape.js's built-in force-directed "cose", not animated (an
 #: animated layout keeps the browser busy and makes "layout done" ambiguous); fits the viewport. Edge length
-#: and repulsion leave room for 13 px labels between ~40 nodes (looked at in the dashboard screenshots).
+#: and repulsion leave room for 13 px labels between ~40 nodes while keeping the drawing compact enough to
+#: fit a ~900x580 px panel at the zoom floor; the dashboard's page script draws a layout that would still
+#: overflow closer together (see the ``engram`` Voila template).
 DEFAULT_LAYOUT: dict[str, Any] = {"name": "cose", "animate": False, "randomize": False, "fit": True, "padding": 30,
-                                  "nodeRepulsion": 9000, "idealEdgeLength": 70, "numIter": 800,
+                                  "nodeRepulsion": 6000, "idealEdgeLength": 55, "gravity": 1.5, "numIter": 800,
                                   "nodeDimensionsIncludeLabels": True}
 #: Node label size in model px and the smallest zoom a fit may choose: 13 px x 0.85 = 11 px on screen at
 #: least, the legibility floor of the workbench (a larger graph overflows the panel and pans instead).
