@@ -776,7 +776,7 @@ def _remove_partial_workspace(path: Path, *, whole_folder: bool) -> None:
         return
     for name in ("csr", "cache", "vectors"):
         shutil.rmtree(path / name, ignore_errors=True)
-    for file in (MANIFEST, "graph.lbug", "graph.lbug.wal", "graph.lbug.lock"):
+    for file in (MANIFEST, "graph.lbug", "graph.lbug.wal", "graph.lbug.lock", "graph.lbug.writer"):
         (path / file).unlink(missing_ok=True)
 
 

@@ -526,6 +526,26 @@ def test_in_process_reader_shares_the_writer_and_keeps_its_lock(db_path):
         assert writer.counts()["Gene"] > 0  # the writer is unaffected by the reader's close
 
 
+def test_reading_the_database_file_in_the_writer_process_keeps_the_lock(db_path, tmp_path):
+    """LadybugDB's fcntl lock is dropped when the process closes any descriptor of the file: a byte read or a
+    shutil.copytree of the workspace in the writer's process let a second process open it for writing (the
+    e2e suite's browser fixture copies the session workspace this way). The flock writer lock holds."""
+    import shutil
+
+    with LadybugStore(db_path) as writer:
+        with open(db_path, "rb") as handle:  # what a copy or a scan of the workspace does
+            handle.read(16)
+        shutil.copytree(db_path.parent, tmp_path / "snapshot")
+        probe = subprocess.run([sys.executable, "-c", _TRY_WRITE, str(db_path)], capture_output=True, text=True,
+                               cwd=REPO, timeout=900)
+        assert probe.stdout.strip() == "LOCKED", probe.stderr
+        assert writer.counts()["Gene"] > 0
+    # closed: the lock is gone with the writer
+    probe = subprocess.run([sys.executable, "-c", _TRY_WRITE, str(db_path)], capture_output=True, text=True,
+                           cwd=REPO, timeout=900)
+    assert probe.stdout.strip() == "OPENED", probe.stderr
+
+
 def test_writer_after_in_process_reader_is_refused(db_path):
     with LadybugStore(db_path, read_only=True):
         with pytest.raises(WorkspaceError, match="already has the graph database"):

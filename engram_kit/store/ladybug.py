@@ -33,6 +33,7 @@ LadybugDB quirks handled here
 from __future__ import annotations
 
 import json
+import os
 import logging
 import threading
 import time
@@ -80,6 +81,47 @@ class _SharedDatabase:
     database: lb.Database
     read_only: bool
     users: int = 1
+    writer_lock: int | None = None  # fd of the writer lock file (see _take_writer_lock), None when read-only
+
+
+#: Suffix of the writer lock file beside the database file (``graph.lbug.writer``).
+WRITER_LOCK_SUFFIX = ".writer"
+
+
+def _take_writer_lock(path: Path) -> int | None:
+    """Take an exclusive ``flock`` on ``<path>.writer``; return its file descriptor (None where flock is missing).
+
+    LadybugDB's own lock is a POSIX ``fcntl`` lock, which the kernel drops when the process closes *any*
+    descriptor of the file: a ``shutil.copytree`` or a byte scan of the workspace in the writer's process
+    (measured: reading 16 bytes of graph.lbug) let a second process open the workspace for writing. ``flock``
+    locks belong to the open file description instead, so this lock holds until the writer closes it.
+
+    Raises
+    ------
+    WorkspaceLockedError
+        If another process holds the writer lock.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: LadybugDB's own lock is all there is
+        return None
+    lock_path = Path(str(path) + WRITER_LOCK_SUFFIX)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise WorkspaceLockedError(
+            f"The graph database {path} is locked: another process (for example a notebook) has the workspace "
+            f"open for writing. A dashboard or second process should open it with read_only=True; to write, "
+            f"close the other process first."
+        ) from None
+    return fd
+
+
+def _drop_writer_lock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the flock
 
 
 #: Open databases of this process, keyed by resolved file path.
@@ -114,8 +156,13 @@ def _acquire_database(path: Path, *, read_only: bool, buffer_pool_size: int) -> 
                 )
             shared.users += 1
             return shared.database
-        database = lb.Database(key, read_only=read_only, buffer_pool_size=buffer_pool_size)
-        _DATABASES[key] = _SharedDatabase(database, read_only)
+        writer_lock = None if read_only else _take_writer_lock(path)
+        try:
+            database = lb.Database(key, read_only=read_only, buffer_pool_size=buffer_pool_size)
+        except BaseException:
+            _drop_writer_lock(writer_lock)
+            raise
+        _DATABASES[key] = _SharedDatabase(database, read_only, writer_lock=writer_lock)
         return database
 
 
@@ -135,7 +182,10 @@ def _release_database(path: Path) -> None:
         shared.users -= 1
         if shared.users == 0:
             del _DATABASES[key]
-            shared.database.close()
+            try:
+                shared.database.close()
+            finally:
+                _drop_writer_lock(shared.writer_lock)
 
 
 class LadybugStore(CypherStore):
