@@ -45,8 +45,8 @@ GOLD = REPO / "tests" / "fixtures" / "pdf_structure_gold.json"
 
 def raw_superscript_glues(path: Path) -> set[str]:
     """Word + superscript marker as they would read glued ("plaques12,13"), from the raw spans: a span at most
-    80% of the line's largest size, digits/commas/asterisks only, right after a word of 3+ letters (the same
-    helper as ``tests/test_pdf.py::_raw_superscript_glues``)."""
+    80% of the line's largest size, digits/commas/asterisks only, right after a word of 3+ letters (tests/test_pdf.py's glyph scan uses it
+    too)."""
     import pymupdf
 
     glued = set()

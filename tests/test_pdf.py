@@ -14,6 +14,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from benchmarks.pdf_structure import raw_superscript_glues  # one scan for the test and the benchmark
 from engram_kit.errors import DataError
 from engram_kit.ingestion.chunking import (
     MAX_PASSAGE_TOKENS,
@@ -75,23 +76,6 @@ def test_table_rows_keep_their_header():
     assert table.rows[0][0] == "Privacy given" and "Item: Privacy given; Yes (%):" in table.text
 
 
-def _raw_superscript_glues(path: Path) -> set[str]:
-    """Word + superscript marker strings as they would read if glued ("plaques12,13"), from the raw spans:
-    a span at most 80% of the line's largest size, raised, right after a letter."""
-    glued = set()
-    for page in pymupdf.open(path):
-        for block in page.get_text("dict")["blocks"]:
-            for line in block.get("lines", []):
-                spans = line["spans"]
-                top = max(s["size"] for s in spans)
-                for k in range(1, len(spans)):
-                    sup, before = spans[k], spans[k - 1]
-                    word = re.search(r"([A-Za-z]{3,})$", before["text"])
-                    if word and sup["text"].strip() and sup["size"] <= 0.8 * top and re.fullmatch(r"[\d,*]+", sup["text"].strip()):
-                        glued.add(word.group(1) + sup["text"].strip())
-    return glued
-
-
 def _all_text(doc) -> str:
     return "\n".join([s.text for s in doc.sections] + [b.text for s in doc.sections for b in s.blocks])
 
@@ -105,7 +89,7 @@ def test_no_mis_mapped_glyph_or_glued_superscript_in_any_passage(parsed, name):
                   and any(is_known(w.replace(c, lig)) for c in w if not c.isascii() for lig in LIGATURES)]
     assert suspicious == []
     assert not re.search(r"[\u00c2-\u00df][\u0102-\u017e]", text)  # UTF-8 read through a T1 font ("NaÃŕve")
-    glued = _raw_superscript_glues(PDFS / name)
+    glued = raw_superscript_glues(PDFS / name)
     assert [g for g in glued if g in text] == []
 
 
