@@ -88,6 +88,12 @@ class Settings:
         help="Share alpha of a passage's final score given to graph evidence (entity-seeded PPR with hub control, "
              "scaled to [0, 1]); the rest is the hybrid text score. 0 = text only, 1 = graph only. Small on "
              "purpose: the graph orders passages the text nearly ties and cannot drown a strong text match.")
+    follow_up_graph_weight: float = setting(
+        0.5, section="retrieval", unit="share of the passage score", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (follow-up questions of a session: tests/test_memory.py)",
+        help="Graph share used instead of graph_weight when the question itself resolves no entity and every seed "
+             "comes from session memory or extra_seeds ('Which drugs target it?'): the text cannot find what 'it' "
+             "refers to, so the remembered entities' graph evidence must be able to move the ranking.")
     dense_weight: float = setting(
         0.6, section="retrieval", unit="share of the text score", range="[0, 1]", check=_unit_interval,
         source="convex combination of Bruch, Gai & Ingber (ACM TOIS 2023); 0.6 from the BioASQ 12b dev grid "

@@ -290,7 +290,8 @@ class Retriever:
         source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
         top_k : passages to return (default ``Settings.top_k``).
         alpha : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
-            ``Settings.graph_weight``; 0 = text only; see :mod:`engram_kit.retrieval.ranking`).
+            ``Settings.graph_weight``, or ``Settings.follow_up_graph_weight`` when the question resolves no entity
+            and all seeds come from ``extra_seeds``; 0 = text only; see :mod:`engram_kit.retrieval.ranking`).
         extra_seeds : node id -> weight added to the entity seeds (e.g. session memory), weights >= 0.
         seeds : nodes the user pins as seeds (``{node_id: weight}`` or a list of node ids, weight 1), added to
             the parsed ones; each appears among ``entities`` with method ``"pinned"``.
@@ -312,6 +313,7 @@ class Retriever:
                              f"{self.settings.max_question_chars} (Settings.max_question_chars).")
         if source not in SOURCE_FILTERS:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
+        user_alpha = alpha is not None
         alpha = self.settings.graph_weight if alpha is None else float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the graph share of each passage's score "
@@ -354,7 +356,7 @@ class Retriever:
         if not entity_seeds:
             fallback = ("No entity in the question resolved to the knowledge graph"
                         + (f" (unresolved: {', '.join(unresolved)})" if unresolved else "")
-                        + "; passages are ranked by the text score (BM25 + dense) alone.")
+                        + "; passages are ranked by the text score (BM25 + dense) alone, without knowledge-graph seeds.")
         # ---- graph evidence: PPR from the question's entities (and their noun phrases)
         t0 = time.perf_counter()
         if entity_seeds and sum(entity_seeds.values()) > 0:
@@ -386,6 +388,9 @@ class Retriever:
         text = text_scores(cos, bm25, settings.dense_weight)
         graph = graph_evidence(ppr_pool, degree, settings.hub_exponent)
         graph_share = alpha if entity_seeds else 0.0
+        if entity_seeds and not entities and not user_alpha:
+            # a follow-up naming nothing ("Which drugs target it?"): only the remembered seeds know what it means
+            graph_share = max(graph_share, settings.follow_up_graph_weight)
         final = blend(text, graph, graph_share)
         order = order_of(final, cos, top_k)
         chosen = [pool[i] for i in order]
