@@ -241,8 +241,7 @@ def product_ranking(bench: Bench, qi: int, walk: np.ndarray, v: Variant) -> np.n
     cand = np.array(list(dict.fromkeys([*d_top.tolist(), *b_top.tolist(), *g_top.tolist()])), dtype=np.int64)
     cos = bench.dense[qi, cand].astype(np.float64)
     if v.fusion == "rrf":
-        _, fused = rrf_first_stage(bench, qi)
-        pool, _ = rrf_first_stage(bench, qi)
+        pool, fused = rrf_first_stage(bench, qi)
         lookup = dict(zip(pool.tolist(), fused.tolist()))
         text = np.array([lookup.get(int(c), 0.0) for c in cand])
         text = text / text.max() if text.max() > 0 else text

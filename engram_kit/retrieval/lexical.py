@@ -86,7 +86,12 @@ class LexicalIndex:
 
     def top(self, query: str, k: int, *, source: str | None = None) -> dict[str, float]:
         """The ``k`` best passages with a positive score, ``{passage_id: bm25 score}`` best first."""
-        s = self.scores(query)
+        return self.top_of(self.scores(query), k, source=source)
+
+    def top_of(self, scores: np.ndarray, k: int, *, source: str | None = None) -> dict[str, float]:
+        """:meth:`top` from scores :meth:`scores` already computed (ndarray of shape (n_passages,)), so a caller
+        that needs both scores every passage's BM25 once."""
+        s = scores
         if s.size == 0:
             return {}
         if source is not None:

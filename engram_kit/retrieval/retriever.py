@@ -349,7 +349,7 @@ class Retriever:
         lexical = self.lexical_index()
         bm25_all = lexical.scores(question)
         bm25_pos = {p: i for i, p in enumerate(lexical.passage_ids.tolist())}
-        bm25_top = lexical.top(question, settings.candidate_pool, source=where)
+        bm25_top = lexical.top_of(bm25_all, settings.candidate_pool, source=where)
         timings["lexical"] = time.perf_counter() - t0
 
         fallback = ""
