@@ -235,10 +235,12 @@ class Settings:
         source="engram-kit (issue 5)",
         help="LLM repair turns when the claim validator withholds claims (offline templates use none).")
     desk_max_memory_mb: int = setting(
-        2048, section="desk", unit="MiB", range=">= 128", check=lambda v, _: int(v) >= 128,
-        source="engram-kit: the ceiling the reliability issue set for any refused input",
-        help="Resident memory of the embedded store's query process past which a desk query is stopped (Neo4j "
-             "bounds it with its own transaction memory settings).")
+        1024, section="desk", unit="MiB", range=">= 128", check=lambda v, _: int(v) >= 128,
+        source="engram-kit (issue 21): the issue's 2 GB ceiling for a refused input counts the caller too "
+               "(about 970 MiB for the CLI with a workspace open), so the query process gets about half",
+        help="Memory of the embedded store's query process, MiB: its buffer pool is at most half of it and its "
+             "heap is limited (RLIMIT_DATA) to the rest, so a query needing more fails inside it and is refused "
+             "(Neo4j bounds it with its own transaction memory settings).")
     desk_list_limit: int = setting(
         25, section="desk", unit="rows", range=">= 1", check=_positive_int, source="engram-kit",
         help="Related entities listed per desk template query, and edges per direction (and paths) of an edge "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -75,12 +76,50 @@ def test_memory_cap_stops_a_huge_list_and_the_caller_survives(store):
     assert len(execute_read_only(store, "MATCH (g:Gene) RETURN g.id LIMIT 1", {}, 5.0)) == 1
 
 
+def test_memory_cap_is_enforced_inside_the_query_process_not_by_a_poll(store):
+    # unbounded, this query grows the query process to 4.4 GB (measured); the heap limit (RLIMIT_DATA) set
+    # inside the process makes the allocation fail there, so the process itself answers "memory" with its
+    # peak below the cap whatever the machine's speed (the RSS poll would kill it with another message)
+    execute_read_only(store, "RETURN 1 AS warm", {}, 5.0, max_memory_mb=512)
+    pid = store._isolated.pid
+    with pytest.raises(QueryError, match=r"needed more memory than the query process may use \(448 MiB"):
+        execute_read_only(store, "UNWIND range(1, 20000) AS x RETURN collect(range(1, 1000)) AS c", {}, 120.0,
+                          max_memory_mb=512)
+    assert 0 < store._isolated.last_memory_peak_mb < 512
+    assert pid is not None and not psutil.pid_exists(pid)  # replaced: its heap may stay at the limit
+    assert len(execute_read_only(store, "MATCH (g:Gene) RETURN g.id LIMIT 1", {}, 5.0, max_memory_mb=512)) == 1
+
+
 def test_a_query_that_ignores_the_engine_timeout_is_stopped_by_the_backstop(store):
-    # 1,000 nested lists (the guard refuses them; here it is bypassed) crashed or hung LadybugDB's parser
+    # 300 nested CASE (the guard refuses them; here it is bypassed) ran past 420 s with a 10 s timeout
+    nested = "RETURN " + "CASE WHEN true THEN " * 300 + "1" + " ELSE 0 END" * 300 + " AS x"
+    with pytest.raises(QueryError, match="timed out"):
+        execute_read_only(store, nested, {}, 0.5)
+    assert len(execute_read_only(store, "MATCH (g:Gene) RETURN g.id LIMIT 1", {}, 5.0)) == 1
+    # 1,000 nested lists crashed or hung LadybugDB's parser: any refusal, then the next query is answered
     deep = "RETURN " + "[" * 1000 + "1" + "]" * 1000
-    with pytest.raises(QueryError, match="timed out|crashed"):
+    with pytest.raises(QueryError, match="timed out|crashed|memory"):
         execute_read_only(store, deep, {}, 0.5)
     assert len(execute_read_only(store, "MATCH (g:Gene) RETURN g.id LIMIT 1", {}, 5.0)) == 1
+
+
+def test_three_queries_that_overran_the_timeout_end_within_the_backstop(store):
+    # the issue: three queries finished 3-6x past the 10 s timeout. Each of these runs for minutes
+    # unbounded (a filtered 2.56e10-row product, which the engine cannot count factorised; nested CASE the
+    # engine does not interrupt; a 2.56e10-row product sorted);
+    # each must end in a timeout refusal no later than timeout + backstop grace (2 s) plus the kill. The
+    # 60 s bound is loose on purpose: it separates "stopped" from "ran on", not fast from slow machines.
+    slow = ["MATCH (a:Gene), (b:Gene), (c:Gene), (d:Gene) WHERE a.name + b.name + c.name + d.name = 'x' "
+            "RETURN count(*) AS n",
+            "RETURN " + "CASE WHEN true THEN " * 60 + "1" + " ELSE 0 END" * 60 + " AS x",
+            "MATCH (a:Gene), (b:Gene), (c:Gene), (d:Gene) RETURN a.id + b.id + c.id + d.id AS s ORDER BY s DESC "
+            "LIMIT 1"]
+    for text in slow:
+        execute_read_only(store, "RETURN 1 AS warm", {}, 5.0)  # the query process is running: no start-up below
+        started = time.monotonic()
+        with pytest.raises(QueryError, match="timed out"):
+            execute_read_only(store, text, {}, 1.0)
+        assert time.monotonic() - started < 60, text[:40]
 
 
 def test_with_row_limit_only_adds_a_limit_where_none_caps_the_final_return():

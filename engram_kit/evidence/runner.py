@@ -53,8 +53,9 @@ class DeskLimits:
     repair_turns : int
         LLM repair turns when the validator withholds claims (0-2): 2 (``desk_repair_turns``).
     max_memory_mb : int
-        Memory of the query process, MiB (>= 128), past which the query is stopped: 2048 (the ceiling the
-        reliability issue set for any refused input; ``desk_max_memory_mb``).
+        Memory of the query process, MiB (>= 128): 1024 (``desk_max_memory_mb``; half of the reliability
+        issue's 2 GB ceiling for a refused input, since the caller holds the rest). Enforced by construction
+        in the query process (buffer pool and ``RLIMIT_DATA``, :mod:`engram_kit.store.isolated`).
     list_limit : int
         Rows listed per template query and edges per direction of an edge template (>= 1): 25 (``desk_list_limit``).
     path_limit : int
@@ -110,10 +111,11 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
 
     Notes
     -----
-    ``max_memory_mb`` bounds the query process's *peak*: the process is stopped at
-    :func:`memory_stop_mb` (the cap less :data:`MEMORY_HEADROOM` of it), because the cap is an RSS poll and
-    a query grows for one poll interval before it is seen (benchmarks/bad_inputs.py measured a 2064 MiB peak
-    under a 2048 MiB cap that was enforced at the cap itself).
+    ``max_memory_mb`` bounds the query process's *peak*. The store is given :func:`memory_stop_mb` (the cap
+    less :data:`MEMORY_HEADROOM` of it): the query process sizes its buffer pool and its ``RLIMIT_DATA``
+    heap limit to that, so an allocation past it fails inside the process, and the parent's RSS poll at
+    the same value is a backstop. (Before the data limit, the poll alone let a query grow for one poll
+    interval: benchmarks/bad_inputs.py measured a 2064 MiB peak under a 2048 MiB cap enforced at the cap.)
     """
     return store.read_only_query(cypher, parameters, timeout_s=timeout_s, max_rows=max_rows, max_bytes=max_bytes,
                                  max_memory_mb=memory_stop_mb(max_memory_mb))
@@ -125,7 +127,7 @@ MEMORY_HEADROOM = 0.125
 
 def memory_stop_mb(max_memory_mb: int) -> int:
     """RSS (MiB) at which the query process is stopped so that its peak stays below ``max_memory_mb``
-    (2048 -> 1792; never below the query process's floor of 128 MiB)."""
+    (1024 -> 896, 2048 -> 1792; never below the query process's floor of 128 MiB)."""
     return max(128, max_memory_mb - max(64, int(max_memory_mb * MEMORY_HEADROOM)))
 
 

@@ -14,8 +14,14 @@ the workspace. So the desk's queries run in a child process that opens the datab
   ``COPY ... TO`` a file;
 * streams rows and stops at the row and byte caps instead of materialising a DataFrame;
 * is interrupted by LadybugDB's own timeout, and killed by the parent at a hard backstop
-  (``timeout_s + grace_s``) or when its resident memory passes ``max_memory_mb`` (polled every 50 ms);
-  a crash of the child (SIGSEGV on a pathological query) is a refusal, never a crash of the caller.
+  (``timeout_s + grace_s``);
+* bounds its memory by construction: its buffer pool is at most half of ``max_memory_mb``
+  (:func:`buffer_pool_for`) and, before each query, it sets its own ``RLIMIT_DATA`` so that the heap
+  outside the buffer pool cannot grow past the rest of ``max_memory_mb`` (see
+  :mod:`engram_kit.store._isolated_child`): an allocation past the cap fails inside the child
+  (``std::bad_alloc``) and is a refusal. The parent's RSS poll (every 50 ms) stays as a backstop for memory
+  the data limit does not count;
+* a crash of the child (SIGSEGV on a pathological query) is a refusal, never a crash of the caller.
 
 The child is started on first use and reused; after a kill it is restarted on the next query.
 """
@@ -65,8 +71,8 @@ class IsolatedLimits:
     max_bytes : int
         Bytes of the rows' JSON returned at most (>= 1).
     max_memory_mb : int
-        Resident memory of the child, MiB, past which it is killed (>= 128). 2048: the ceiling the
-        reliability issue set for any single refused input.
+        Resident memory of the child, MiB (>= 128): its buffer pool and heap limit are sized to stay within
+        it, and the parent kills it past it (backstop).
     """
 
     timeout_s: float = 10.0
@@ -92,6 +98,12 @@ class IsolatedResult:
     cut: str
 
 
+def buffer_pool_for(max_memory_mb: int, largest_mb: int) -> int:
+    """The child's LadybugDB buffer pool for a memory cap, MiB: ``largest_mb``, at most half the cap, at
+    least 64 (the other half is the heap the child's ``RLIMIT_DATA`` allows, less what the open costs)."""
+    return max(64, min(int(largest_mb), int(max_memory_mb) // 2))
+
+
 class IsolatedReader:
     """A child process answering read-only queries on one LadybugDB folder (see the module docstring).
 
@@ -100,7 +112,8 @@ class IsolatedReader:
     db_path : str or Path
         The LadybugDB database path (a workspace's ``graph.lbdb``).
     buffer_pool_mb : int
-        The child's LadybugDB buffer pool, MiB (>= 64): bounds the engine's own memory.
+        The child's largest LadybugDB buffer pool, MiB (>= 64); a query's cap may lower it
+        (:func:`buffer_pool_for`).
     threads : int
         Threads the child's LadybugDB may use (>= 1).
     """
@@ -112,14 +125,18 @@ class IsolatedReader:
         self._process: subprocess.Popen[bytes] | None = None
         self._channel: Connection | None = None
         self._lock = threading.Lock()
+        self._running_pool_mb = 0
+        self.resident_at_open_mb = 0  #: the child's RSS after opening the database, MiB (0: unknown)
+        self.last_memory_peak_mb = 0  #: the child's peak RSS when it last refused a query for memory, MiB
 
     # --- lifecycle ------------------------------------------------------------------------------
-    def _start(self, timeout_s: float) -> None:
+    def _start(self, timeout_s: float, pool_mb: int) -> None:
         # A socketpair is one duplex channel, as multiprocessing uses for duplex connections.
         ours, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+        self._running_pool_mb = pool_mb
         self._process = subprocess.Popen(
-            [sys.executable, "-I", str(_CHILD), self.db_path, str(theirs.fileno()), str(self.buffer_pool_mb),
+            [sys.executable, "-I", str(_CHILD), self.db_path, str(theirs.fileno()), str(pool_mb),
              str(self.threads)],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env, close_fds=True)
         theirs.close()
@@ -136,6 +153,7 @@ class IsolatedReader:
         if message[0] != "ready":
             self._kill()
             raise QueryError(f"The query process failed: {message[1]}")
+        self.resident_at_open_mb = int(message[1]) if len(message) > 1 else 0
 
     def _kill(self) -> None:
         if self._process is not None and self._process.poll() is None:
@@ -180,13 +198,15 @@ class IsolatedReader:
             any database error; the message names the limit and how to narrow the query.
         """
         limits = limits or IsolatedLimits()
+        pool_mb = buffer_pool_for(limits.max_memory_mb, self.buffer_pool_mb)
         with self._lock:
-            if self._channel is None or self._process is None or self._process.poll() is not None:
+            if self._channel is None or self._process is None or self._process.poll() is not None \
+                    or pool_mb != self._running_pool_mb:
                 self._kill()
-                self._start(limits.timeout_s)
+                self._start(limits.timeout_s, pool_mb)
             assert self._channel is not None and self._process is not None
             request = (cypher, dict(parameters or {}), int(limits.timeout_s * 1000), limits.max_rows,
-                       limits.max_bytes, DENIED_PLAN_WORDS)
+                       limits.max_bytes, DENIED_PLAN_WORDS, limits.max_memory_mb)
             self._channel.send(request)
             reply = self._wait(limits)
         kind = reply[0]
@@ -195,8 +215,12 @@ class IsolatedReader:
         if kind == "refused":
             raise QueryGuardError(reply[1])
         if kind == "memory":
+            # the heap may stay at the limit (a failed parse keeps what it took): the next query gets a
+            # fresh process
+            self.last_memory_peak_mb = int(reply[2]) if len(reply) > 2 else 0
+            self.close()
             raise QueryError(f"Query refused: it needed more memory than the query process may use "
-                             f"(buffer pool {self.buffer_pool_mb} MiB; LadybugDB: {reply[1]}). Add a LIMIT, avoid "
+                             f"({limits.max_memory_mb} MiB, buffer pool {pool_mb} MiB; {reply[1]}). Add a LIMIT, avoid "
                              "cartesian products (two MATCH patterns without a shared variable) and large "
                              "range() lists.")
         if kind == "timeout":
