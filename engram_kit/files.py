@@ -33,3 +33,17 @@ def write_atomic(path: str | Path, data: str | bytes, *, encoding: str = "utf-8"
         tmp.write_text(data, encoding=encoding)
     tmp.replace(path)
     return path
+
+
+def too_large_message(name: str, size: int, limit: int) -> str:
+    """The refusal of a file of ``size`` bytes above ``limit`` bytes, exact and in one unit.
+
+    Sizes are in MiB (2**20 bytes, the unit of the documented 50 MiB limit) with the byte counts beside
+    them, so a file just over the limit never reads as "50.0 MB, above the 50 MB limit"
+    (``too_large_message("a.pdf", 52428801, 52428800)`` ->
+    ``"a.pdf is 50.0 MiB (52,428,801 bytes); the limit is 50 MiB (52,428,800 bytes). Split it or raise
+    the limit (max_bytes=)."``).
+    """
+    limit_mib = f"{limit / 2**20:.1f}".removesuffix(".0")
+    return (f"{name} is {size / 2**20:.1f} MiB ({size:,} bytes); the limit is {limit_mib} MiB ({limit:,} bytes). "
+            "Split it or raise the limit (max_bytes=).")

@@ -39,7 +39,7 @@ from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
 from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.extraction.lexicon import Lexicon
-from engram_kit.ingestion.consistency import ConsistencyReport, check_consistency
+from engram_kit.ingestion.consistency import UNFINISHED_STATUSES, ConsistencyReport, check_consistency
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
 from engram_kit.ingestion.pubmed import (
     PubMedRecord,
@@ -444,7 +444,13 @@ class Workspace:
         return Session(self, **kwargs)
 
     def info(self) -> dict[str, Any]:
-        """What the workspace holds: manifest facts plus node/relationship counts."""
+        """What the workspace holds: manifest facts plus node/relationship counts.
+
+        ``vectors`` is the vector store's count (compare it with ``passages``); ``pending_articles`` counts the
+        articles and documents whose ingest did not finish: ``pending`` (a PubMed batch written to the graph
+        before its vectors) or ``processing`` (a document an interrupted ingest left half-way). Nonzero means
+        ``engram check --repair`` (or re-running the ingest, ``engram reprocess`` for a document) is due.
+        """
         counts = self.store.counts()
         kg = self.manifest["knowledge_graph"]
         return {
@@ -459,7 +465,8 @@ class Workspace:
             "embedding_backend": self.manifest["embedding_model"].get("backend", "minilm-fp32"),
             "vector_store": _describe_vector_store(self.manifest),
             "vectors": self.vectors.count(),
-            "pending_articles": int((self.store.articles()["status"] == "pending").sum()) if counts.get("Article") else 0,
+            "pending_articles": int(self.store.articles()["status"].isin(UNFINISHED_STATUSES).sum())
+            if counts.get("Article") else 0,
             "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
             "counts": counts,
         }

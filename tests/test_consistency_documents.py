@@ -146,6 +146,8 @@ def test_pdf_ingest_crash_at_every_write_boundary_then_one_retry_agrees(toy_path
             assert ws.documents.list(status="complete")["filename"].eq(name).sum() == 0
         if boundary == "mid_vectors":
             assert crashed.missing_vectors
+        # `engram info` counts a document left ``processing`` as well as PubMed articles left ``pending``
+        assert ws.info()["pending_articles"] == len(crashed.pending)
     if boundary == "after_graph":  # repair embeds the passages but leaves the unfinished document to the retry
         assert main(["check", "-w", str(toy_path), "--repair"]) == 1
         out, err = capsys.readouterr()
@@ -157,6 +159,7 @@ def test_pdf_ingest_crash_at_every_write_boundary_then_one_retry_agrees(toy_path
         assert ws.documents.detail(report.id).status == "complete"
         _agree(ws, report.id)
         assert report.passages == len(ws.store.article_passages(report.id))
+        assert ws.info()["pending_articles"] == 0
 
 
 def test_cli_check_reports_drift_and_repair_fixes_it(toy_path, sample_records, capsys):
@@ -252,3 +255,87 @@ ws.ingest_pdf({str(DVT)!r})
         report = ws.ingest_pdf(DVT)
         assert report.id == doc_id and report.status == "complete" and report.passages >= 10
         _agree(ws, doc_id)
+
+
+def _content(ws) -> tuple:  # noqa: ANN001
+    """What a refused input must leave unchanged: passages, vectors, finished articles, stored objects."""
+    articles = ws.store.articles()
+    finished = tuple(sorted(articles.loc[articles["status"].str.startswith("complete"), "id"]))
+    objects = ws.path / "objects" / "documents" / "sha256"
+    stored = tuple(sorted(p.name for p in objects.glob("*/*"))) if objects.exists() else ()
+    return ws.store.counts().get("Passage", 0), ws.vectors.count(), finished, stored
+
+
+def test_a_references_only_pdf_without_a_title_is_an_error_not_complete(toy_path):
+    # the probe's one "data changed": with no title block, the References heading was taken for the title,
+    # so the reference list became 3 retrievable front-matter passages and the document ended complete
+    refs = pymupdf.open()
+    page = refs.new_page()
+    page.insert_text((72, 60), "References", fontsize=12, fontname="hebo")
+    page.insert_text((72, 80), "\n".join(f"{i}. Author A. A study. J Things. 2001;{i}:1-9." for i in range(1, 30)),
+                     fontsize=9)
+    with opened(toy_path) as ws:
+        before = _content(ws)
+        report = ws.documents.add_bytes(refs.tobytes(), "references-only.pdf", raise_on_error=False)
+        assert report.status == "error" and "yields no passages" in report.error, str(report)
+        assert ws.documents.detail(report.id).status == "error"
+        assert not ws.store.article_passages(report.id).shape[0]
+        passages, vectors, finished, _ = _content(ws)
+        assert (passages, vectors, finished) == before[:3]  # nothing half-written
+        assert ws.check().consistent and ws.info()["pending_articles"] == 0
+        ws.documents.delete(report.id)
+        assert _content(ws) == before
+
+
+def test_finished_statuses_are_not_drift_and_repair_leaves_them(toy_path):
+    # complete_with_warnings (a page without text) and superseded (an older version) are finished states:
+    # check() called them pending (DRIFT) and repair would have looked at them as interrupted batches
+    warned = pymupdf.open(stream=small_pdf("warned"), filetype="pdf")
+    warned.new_page().draw_rect(pymupdf.Rect(50, 50, 400, 600), fill=(0.5, 0.5, 0.5))  # an image-only page
+    with opened(toy_path) as ws:
+        partial = ws.documents.add_bytes(warned.tobytes(), "partial.pdf")
+        old = ws.documents.add_bytes(small_pdf("v1"), "versioned.pdf")
+        new = ws.documents.add_bytes(small_pdf("v2"), "versioned.pdf")
+        statuses = ws.store.articles(source="uploaded").set_index("id")["status"]
+        assert (statuses[partial.id], statuses[old.id], statuses[new.id]) == \
+            ("complete_with_warnings", "superseded", "complete")
+        report = ws.check()
+        assert report.consistent and not report.pending, str(report)
+        assert ws.info()["pending_articles"] == 0
+        assert not ws.check(repair=True).repaired
+        after = ws.store.articles(source="uploaded").set_index("id")["status"]
+        assert after.to_dict() == statuses.to_dict()
+        for doc_id in (partial.id, new.id, old.id):
+            ws.documents.delete(doc_id)
+
+
+def test_the_size_limit_message_gives_size_and_limit_in_one_unit(toy_path):
+    from engram_kit.files import too_large_message
+
+    assert too_large_message("a.pdf", 50 * 2**20 + 1, 50 * 2**20) == (
+        "a.pdf is 50.0 MiB (52,428,801 bytes); the limit is 50 MiB (52,428,800 bytes). Split it or raise the "
+        "limit (max_bytes=).")
+    assert too_large_message("b.md", 54_945_587, 50 * 2**20).startswith("b.md is 52.4 MiB (54,945,587 bytes); the "
+                                                                       "limit is 50 MiB")
+    with opened(toy_path) as ws:
+        before = _content(ws)
+        report = ws.documents.add_bytes(b"%PDF-1.4\n" + b"0" * (50 * 2**20 - 8), "big.pdf", raise_on_error=False)
+        assert report.status == "error"
+        assert "big.pdf is 50.0 MiB (52,428,801 bytes); the limit is 50 MiB (52,428,800 bytes)" in report.error
+        assert "MB," not in report.error
+        ws.documents.delete(report.id)
+        assert _content(ws) == before
+
+
+def test_a_mistyped_jsonl_exits_2_through_the_cli_and_commits_nothing(toy_path, tmp_path, capsys):
+    good = json.dumps({"pmid": "8300001", "title": "t", "abstract": "Metformin lowers glucose in diabetes."})
+    bad = json.dumps({"pmid": "8300002", "title": "t", "abstract": 12345})
+    source = tmp_path / "typed.jsonl"
+    source.write_text(good + "\n" + bad + "\n")
+    with opened(toy_path) as ws:
+        before = _content(ws), ws.store.counts().get("Article", 0)
+    assert main(["ingest", "-w", str(toy_path), str(source)]) == 2
+    err = capsys.readouterr().err
+    assert "typed.jsonl:2: 'abstract' must be a JSON string, got int" in err and "Traceback" not in err
+    with opened(toy_path) as ws:
+        assert (_content(ws), ws.store.counts().get("Article", 0)) == before  # record 1 was not committed either

@@ -176,7 +176,7 @@ def test_limits_names_and_encodings_are_refused_with_a_status(ws, tmp_path):
         report = repo.add_file(big, raise_on_error=False)
     finally:
         repo.max_bytes = 50 * 1024 * 1024
-    assert report.status == "error" and "above the 0 MB limit" in report.error
+    assert report.status == "error" and "the limit is 0.3 MiB (300,000 bytes)" in report.error
     with pytest.raises(UnknownFileTypeError):
         repo.add_bytes(b"data", "table.xlsx")
     errors = ws.documents.list(status="error")

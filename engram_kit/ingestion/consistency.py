@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 #: Passage ids, their article and the article's status and source (same Cypher in both dialects).
 PASSAGES_WITH_STATUS = ("MATCH (a:Article) OPTIONAL MATCH (p:Passage) WHERE p.article_id = a.id "
                         "RETURN a.id AS article_id, a.status AS status, a.source AS source, p.id AS passage_id")
+#: Article statuses of an ingest that did not finish: ``pending`` (a PubMed batch in the graph before its
+#: vectors) and ``processing`` (a document ingest interrupted half-way). ``complete_with_warnings``,
+#: ``superseded`` and ``error`` are finished states, never drift.
+UNFINISHED_STATUSES: tuple[str, ...] = ("pending", "processing")
 #: Passages re-embedded per batch during repair.
 REPAIR_BATCH = 256
 
@@ -48,7 +52,7 @@ class ConsistencyReport:
     Attributes
     ----------
     articles, passages, vectors : counts in the graph and the vector store.
-    pending : ids of articles not ``complete`` and not ``error`` (an interrupted batch).
+    pending : ids of articles in :data:`UNFINISHED_STATUSES` (an interrupted batch or document ingest).
     missing_vectors : passage ids (of any status but ``error``) with no vector.
     orphan_vectors : vector ids with no passage in the graph.
     repaired : True when repair ran and changed something.
@@ -88,7 +92,7 @@ def _scan(store: GraphStore, vectors: VectorStore) -> tuple[ConsistencyReport, p
     live = passages[passages["status"] != "error"]
     report = ConsistencyReport(
         articles=int(rows["article_id"].nunique()), passages=len(passage_ids), vectors=len(vector_ids),
-        pending=sorted(set(rows.loc[~rows["status"].isin(["complete", "error"]), "article_id"])),
+        pending=sorted(set(rows.loc[rows["status"].isin(UNFINISHED_STATUSES), "article_id"])),
         missing_vectors=sorted(set(live["passage_id"]) - vector_ids),
         orphan_vectors=sorted(vector_ids - passage_ids))
     return report, passages

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engram_kit.files import write_atomic
+from engram_kit.files import too_large_message, write_atomic
 from engram_kit.embeddings import Embedder
 from engram_kit.errors import DataError, EngramError, IngestionError, UnknownFileTypeError
 from engram_kit.extraction import EntityExtractor
@@ -635,8 +635,7 @@ class DocumentRepository:
             with open(path, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
-            message = (f"{path.name} is {size / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB limit; split it "
-                       f"or raise the limit (max_bytes=).")
+            message = too_large_message(path.name, size, self.max_bytes)
             return self._reject(digest.hexdigest(), path.name, message, raise_on_error, source=source)
         return self.add_bytes(path.read_bytes(), path.name, raise_on_error=raise_on_error, source=source,
                               as_new=as_new)
@@ -672,8 +671,7 @@ class DocumentRepository:
             if not data:  # recorded per source: two different empty files must not share one error record
                 raise DataError(f"{filename} is empty (0 bytes); upload the file again.")
             if len(data) > self.max_bytes:
-                raise DataError(f"{filename} is {len(data) / 2**20:.1f} MB, above the {self.max_bytes / 2**20:.0f} MB "
-                                f"limit; split it or raise the limit (max_bytes=).")
+                raise DataError(too_large_message(filename, len(data), self.max_bytes))
         except DataError as exc:
             return self._reject(content_hash, filename, str(exc), raise_on_error,
                                 source=source or source_key(source_url=source_url, filename=filename))

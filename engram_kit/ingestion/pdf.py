@@ -57,6 +57,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from engram_kit.errors import DataError
+from engram_kit.files import too_large_message
 from engram_kit.ingestion.chunking import (
     DocumentMetadata,
     MetadataField,
@@ -192,8 +193,7 @@ def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX
     if not data:
         raise DataError(f"{name} is empty (0 bytes); upload the PDF again.")
     if len(data) > max_bytes:
-        raise DataError(f"{name} is {len(data) / 2**20:.1f} MB, above the {max_bytes / 2**20:.0f} MB limit; split it or "
-                        f"raise the limit (max_bytes=).")
+        raise DataError(too_large_message(name, len(data), max_bytes))
     if b"%PDF-" not in data[:1024]:
         raise DataError(f"{name} is not a PDF (no %PDF- header; it looks like {_sniff(data)}); upload the PDF "
                         f"itself, or rename the file if it is another format.")
@@ -766,9 +766,12 @@ def _norm(text: str) -> str:
 
 
 def _title_lines(first_page: list[Line], page_height: float) -> list[Line]:
-    """Consecutive lines of the largest font in the top 60% of page 1 (article-type labels skipped)."""
+    """Consecutive lines of the largest font in the top 60% of page 1 (article-type labels and section
+    headings skipped)."""
+    # a line that is a section heading ("References") is no title: taken as one, a references-only page
+    # lost its heading and its reference list became retrievable front matter (issue 21)
     candidates = [l for l in first_page if l.y0 < page_height * 0.6 and len(l.text) > 1 and l.table < 0
-                  and not _ARTICLE_TYPE.match(l.text.strip())]
+                  and not _ARTICLE_TYPE.match(l.text.strip()) and not canonical_section(l.text)]
     if not candidates:
         return []
     sizes: Counter[float] = Counter()
