@@ -106,6 +106,23 @@ def test_metformin_side_effects_say_how_many_more(graph_ws):
     assert facts.notes[0].startswith("Metformin causes 139 side effects;") and "and 129 more" in facts.notes[0]
 
 
+def test_a_treat_question_answered_with_another_relation_says_so(graph_ws):
+    """Bug (issue 20's screenshots): "heart failure" resolves to the side effect Cardiac failure, which no
+    compound treats in Hetionet; the plan lists the compounds causing it, and the answer read "28 compounds
+    cause Cardiac failure" as if that answered a question about treating it."""
+    facts = GraphFacts(graph_ws.store).answer("Which drugs are used to treat heart failure?",
+                                              [("heart failure", "SideEffect", "Side Effect::C0018801",
+                                                "Cardiac failure")])
+    assert [h.rel_type for h in facts.intent.hops] == ["CAUSES_CcSE"] and facts.claims
+    assert facts.notes[0] == ("The graph has no 'treats' relation between compounds and Cardiac failure "
+                              "(a side effect); what it holds instead:")
+    assert facts.notes[1].startswith(f"{facts.total} compounds cause Cardiac failure;")
+    # a question whose relation the plan uses gets no such note
+    metformin = GraphFacts(graph_ws.store).answer("What are the side effects of metformin?",
+                                                  [("metformin", "Compound", METFORMIN, "Metformin")])
+    assert not any("no 'causes' relation" in n or "holds instead" in n for n in metformin.notes)
+
+
 def test_drugs_that_target_bace1_say_the_graph_has_none(graph_ws):
     facts = GraphFacts(graph_ws.store).answer("Which drugs target BACE1?", [("BACE1", "Gene", BACE1, "BACE1")])
     assert facts.claims == [] and facts.notes == ["The graph has no compounds that bind BACE1 (no BINDS_CbG edge)."]

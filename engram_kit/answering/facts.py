@@ -135,6 +135,8 @@ class GraphFacts:
             more = n - len(rows)
             shown = f"top {len(rows)} shown, {rule}, and {more} more" if more > 0 else f"all shown, {rule}"
             out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
+        if substitute := substituted_relation_note(intent, anchor_name):
+            out.notes.insert(0, substitute)
         return out
 
     def same_name_readings(self, anchors: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
@@ -189,6 +191,20 @@ class GraphFacts:
     def _edge_citation(self, hop: Hop, from_id: str, to_id: str) -> Citation:
         source, target = (from_id, to_id) if hop.forward else (to_id, from_id)
         return Citation("edge", f"{source} -[{hop.rel_type}]-> {target}", f"{self.graph_name} {hop.rel_type}")
+
+
+def substituted_relation_note(intent: Intent, anchor_name: str) -> str:
+    """A sentence when the plan uses none of the relations the question names: "Which drugs are used to *treat*
+    heart failure?" read heart failure as the side effect Cardiac failure, which no compound treats in Hetionet,
+    so the plan lists the compounds that *cause* it; without this note the answer read "28 compounds cause
+    Cardiac failure" as if it answered the question. Empty when a hop's verb is one the question names, or the
+    question names none."""
+    asked = [v for v in intent.verbs if v not in {hop.verb for hop in intent.hops}]
+    if not intent.verbs or len(asked) < len(intent.verbs) or not intent.hops:
+        return ""
+    named = " or ".join(f"'{VERB_PHRASES.get(v, v)}'" for v in asked)
+    return (f"The graph has no {named} relation between {kind_words(intent.target_label)} and {anchor_name} "
+            f"(a {kind_words(intent.anchor_label, 1)}); what it holds instead:")
 
 
 def two_hop_sentence(first: Hop, second: Hop, anchor: str, target: str, n: int) -> str:
