@@ -88,6 +88,7 @@ class Case:
     allow: dict[str, int | str] = field(default_factory=dict)  # "+": any growth (a document's content)
     expect_exit: int = 2  # -1: a clean refusal (exit 2) and a clean acceptance (exit 0) both end well
     expect_text: str = ""  # a fragment the error (or output) must contain
+    env: dict[str, str] = field(default_factory=dict)  # extra environment of the child (secrets cases)
 
 
 def _record(pmid: int | str, abstract: object = None, **extra: object) -> str:
@@ -163,6 +164,29 @@ def build_inputs(folder: Path) -> dict[str, Path]:
                      fontsize=9)
     put("references-only.pdf", refs.tobytes())
     put("not-a-pdf.pdf", b"this is plain text, not a PDF")
+    # a reference list with no heading at all, one font (no layout tells it from body text)
+    bare = pymupdf.open()
+    bare.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), "\n".join(
+        f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9." for i in range(1, 30)), fontsize=9)
+    put("references-no-heading.pdf", bare.tobytes())
+    dvt = (REPO / "data" / "pdfs" / "bmc_dvt_prophylaxis_trauma_review.pdf").read_bytes()
+    put("truncated.pdf", dvt[: len(dvt) // 2])
+    locked = pymupdf.open(stream=dvt, filetype="pdf")
+    put("encrypted.pdf", locked.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u"))
+    put("empty-body.html", b"<html><head><title>Nothing here</title></head><body>  </body></html>")
+    put("latin1.txt", "Heparin pr\u00e9vient la thrombose apr\u00e8s un traumatisme. ".encode("latin-1") * 20)
+    put("n" * 250 + ".md", note)
+    # more PubMed shapes
+    put("pmid-missing.jsonl", json.dumps({"title": "t", "abstract": "Metformin lowers glucose."}) + "\n")
+    put("pmid-zero.jsonl", _record(0) + "\n")
+    put("json-deep.jsonl", '{"pmid": "9500001", "abstract": "ok text", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    put("not-utf8-line.jsonl", (_record(9_500_002) + "\n").encode() + b'{"pmid": "9500003", "abstract": "caf\xe9"}\n')
+    put("bom-crlf.jsonl", ("\ufeff" + _record(9_500_004) + "\r\n" + _record(9_500_005) + "\r\n").encode("utf-8"))
+    put("nul-abstract.jsonl", _record(9_500_006, "Metformin\u0000 lowers glucose.") + "\n")
+    put("not-gzip.jsonl.gz", _record(9_500_007) + "\n")
+    put("blank-lines.jsonl", "\n\n   \n\n")
+    (folder / "a-directory.jsonl").mkdir(exist_ok=True)
+    paths["a-directory.jsonl"] = folder / "a-directory.jsonl"
     for name, mib in (("oversize-60mib.pdf", 60), ("oversize-50mib-plus-1.md", 50)):
         path = folder / name
         with open(path, "wb") as sparse:  # sparse: the size is what matters, not the bytes
@@ -231,10 +255,40 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
         Case("empty abstracts", "abstract '' in a file", "cli", ingest("abstract-empty.jsonl"), expect_text="abstract"),
         Case("empty abstracts", "abstract of blanks in a file", "cli", ingest("abstract-blank.jsonl"),
              expect_text="abstract"),
-        Case("oversize files", "60 MiB PDF", "cli", ingest("oversize-60mib.pdf"), expect_text="50 MB limit"),
+        Case("oversize files", "60 MiB PDF", "cli", ingest("oversize-60mib.pdf"),
+             expect_text="is 60.0 MiB (62,914,561 bytes); the limit is 50 MiB (52,428,800 bytes)"),
         Case("oversize files", "50 MiB + 1 byte .md", "cli", ingest("oversize-50mib-plus-1.md"),
-             expect_text="50 MB limit"),
-        Case("oversize files", "60 MiB PDF as bytes (API)", "api", "oversize_bytes", expect_text="50 MB limit"),
+             expect_text="is 50.0 MiB (52,428,801 bytes); the limit is 50 MiB (52,428,800 bytes)"),
+        Case("oversize files", "60 MiB PDF as bytes (API)", "api", "oversize_bytes",
+             expect_text="the limit is 50 MiB (52,428,800 bytes)"),
+        Case("more PubMed shapes", "no pmid field", "cli", ingest("pmid-missing.jsonl"), expect_text="pmid"),
+        Case("more PubMed shapes", "pmid 0", "cli", ingest("pmid-zero.jsonl"), expect_text="positive integer"),
+        Case("more PubMed shapes", "JSON nested 100,000 deep in a field", "cli", ingest("json-deep.jsonl")),
+        Case("more PubMed shapes", "non-UTF-8 bytes in line 2", "cli", ingest("not-utf8-line.jsonl"),
+             expect_text=":2"),
+        Case("more PubMed shapes", "UTF-8 BOM and CRLF line ends", "cli", ingest("bom-crlf.jsonl"),
+             allow={"complete_articles": 2, "Passage": 2, "vectors": 2, **GROWS}, expect_exit=0,
+             expect_text="ingested 2"),
+        Case("more PubMed shapes", "NUL inside an abstract", "cli", ingest("nul-abstract.jsonl"),
+             allow={"complete_articles": 1, "Passage": 1, "vectors": 1, **GROWS}, expect_exit=-1),
+        Case("more PubMed shapes", "plain text named .jsonl.gz", "cli", ingest("not-gzip.jsonl.gz"),
+             expect_text="gzip"),
+        Case("more PubMed shapes", "only blank lines", "cli", ingest("blank-lines.jsonl"), expect_exit=0,
+             expect_text="held no PubMed record"),
+        Case("more PubMed shapes", "a directory named .jsonl", "cli", ingest("a-directory.jsonl")),
+        Case("more document shapes", "PDF cut in half", "cli", ingest("truncated.pdf"), expect_exit=-1,
+             allow={"complete_articles": 1, "Passage": "+", "Section": "+", "vectors": "+", "NounPhrase": "+",
+                    "MENTIONS": "+", "MAPS_TO": "+"}),
+        Case("more document shapes", "encrypted PDF", "cli", ingest("encrypted.pdf"), expect_text="encrypted"),
+        Case("more document shapes", "HTML with an empty body", "cli", ingest("empty-body.html")),
+        Case("more document shapes", "Latin-1 .txt", "cli", ingest("latin1.txt"), expect_exit=-1,
+             allow={"complete_articles": 1, "Passage": "+", "Section": "+", "vectors": "+", "NounPhrase": "+",
+                    "MENTIONS": "+", "MAPS_TO": "+"}),
+        Case("more document shapes", "250-character file name", "cli", ingest("n" * 250 + ".md"), expect_exit=-1,
+             allow={"complete_articles": 1, "Passage": "+", "Section": "+", "vectors": "+", "NounPhrase": "+",
+                    "MENTIONS": "+", "MAPS_TO": "+"}),
+        Case("single-font PDF", "references only, no heading", "cli", ingest("references-no-heading.pdf"),
+             expect_text="yields no passages"),
     ]
     deep = "RETURN " + "[" * 1000 + "1" + "]" * 1000
     desk = [
@@ -249,9 +303,39 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
         ("EXPORT DATABASE", f"EXPORT DATABASE '{scratch / 'export'}'"),
         ("LOAD extension", "LOAD EXTENSION json"),
         ("ATTACH a database", f"ATTACH '{scratch / 'other.lbug'}' AS other (dbtype lbug)"),
+        # grow gradually (no single huge allocation): 3.8-4.4 GB unbounded, measured on this workspace
+        ("collect(range(1, 1000)) over 20k rows", "UNWIND range(1, 20000) AS x RETURN collect(range(1, 1000)) AS c"),
+        ("3,000 x 3,000 UNWIND collected", "UNWIND range(1, 3000) AS x UNWIND range(1, 3000) AS y "
+                                           "RETURN collect(x + y) AS c"),
+        ("Gene x Gene names collected", "MATCH (a:Gene), (b:Gene) RETURN collect(a.name + b.name) AS c"),
+        ("filtered 4-way Gene product", "MATCH (a:Gene), (b:Gene), (c:Gene), (d:Gene) "
+                                        "WHERE a.name + b.name + c.name + d.name = 'x' RETURN count(*) AS n"),
+        ("30 nested CASE (under the nesting cap)",
+         "RETURN " + "CASE WHEN true THEN " * 30 + "1" + " ELSE 0 END" * 30 + " AS x"),
+        ("variable-length path *1..30", "MATCH p = (a:Gene)-[*1..30]-(b:Gene) RETURN count(*) AS n"),
+        ("string of 7,000 characters", "RETURN '" + "x" * 7000 + "' AS s"),
     ]
     out += [Case("desk-query bombs", name, "desk", query, expect_exit=-1) for name, query in desk]
+    # secrets: a made-up key in the environment, the LLM unreachable (a closed local port as proxy); the key
+    # must appear in no output, log line (DEBUG), run bundle, cassette or workspace file
+    secret = {"ANTHROPIC_API_KEY": SECRET, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+              "ENGRAM_PROBE_DEBUG_LOG": "1"}
+    out += [
+        Case("secrets", "desk --llm anthropic, network down", "cli",
+             ["desk", "What does metformin treat?", "--llm", "anthropic"], expect_exit=-1, env=secret),
+        Case("secrets", "investigate --llm anthropic --bundle", "cli",
+             ["investigate", "What does metformin treat?", "--llm", "anthropic", "--bundle",
+              str(scratch / "bundle.json")], expect_exit=-1, env=secret),
+        Case("secrets", "investigate --llm record --cassette", "cli",
+             ["investigate", "What does metformin treat?", "--llm", "record", "--cassette",
+              str(scratch / "cassette.json")], expect_exit=-1, env=secret),
+        Case("secrets", "info and check with the key set", "cli", ["check"], expect_exit=0, env=secret),
+    ]
     return out
+
+
+#: The made-up API key of the secrets cases (never a real key).
+SECRET = "sk-ant-probe-0123456789-NOT-A-REAL-KEY-abcdef"
 
 
 # ------------------------------------------------------------------------------------- the child's side
@@ -296,6 +380,11 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
     from engram_kit.errors import EngramError
 
     result: dict[str, Any] = {"exit": None, "error": "", "output": "", "exception": ""}
+    os.environ.update(case.env)
+    if case.env.get("ENGRAM_PROBE_DEBUG_LOG"):  # every logger at DEBUG into a file the parent scans
+        import logging
+
+        logging.basicConfig(filename=str(result_path.with_suffix(".log")), level=logging.DEBUG, force=True)
     t0 = time.perf_counter()
     try:
         if case.kind == "cli":
@@ -320,7 +409,15 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
                 else:
                     from engram_kit.evidence import DeskLimits, QueryRunner
 
-                    artifact = QueryRunner(ws.store, DeskLimits()).run(case.arg)
+                    artifact = QueryRunner(ws.store, DeskLimits()).run(case.arg)  # the defaults a new workspace gets
+                    reader = getattr(ws.store, "_isolated", None)  # the query process, if one ran the query
+                    child_peak = 0
+                    if reader is not None:
+                        child_peak = reader.last_memory_peak_mb if "needed more memory" in artifact.error else 0
+                        if not child_peak and reader.pid:
+                            child_peak = _vm_hwm_mib(reader.pid)
+                    result["query_process_peak_mib"] = child_peak
+                    result["caller_peak_mib"] = _vm_hwm_mib(os.getpid())
                     result["exit"] = 0
                     result["output"] = json.dumps({"status": artifact.status, "rows": len(artifact.rows),
                                                    "truncation": artifact.truncation})
@@ -333,6 +430,17 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
         result["exception"] = "".join(traceback.format_exception(exc))[-4000:]
     result["seconds"] = round(time.perf_counter() - t0, 2)
     result_path.write_text(json.dumps(result))
+
+
+def _vm_hwm_mib(pid: int) -> int:
+    """Peak resident set (``VmHWM``) of a live process, MiB; 0 when it has exited."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
 
 
 def snapshot(workspace: Path) -> dict[str, Any]:
@@ -409,9 +517,37 @@ def run_case(case: Case, index: int, base: Path, inputs: Path, scratch: Path, en
            "peak_tree_mib": round(peak_tree / 2**20), "seconds": round(time.perf_counter() - started, 1),
            "exit": result.get("exit"), "process_status": code, "killed": killed, "after": after,
            "message": lines[-1][:200] if lines else ""}
+    if "query_process_peak_mib" in result:
+        row["desk_sum_mib"] = result["query_process_peak_mib"] + result["caller_peak_mib"]
     row["outcome"], row["why"] = classify(case, result, code, killed, stderr, after, scratch)
+    if case.env.get("ANTHROPIC_API_KEY") and row["outcome"] != "crash":
+        leaks = secret_leaks(case.env["ANTHROPIC_API_KEY"], [json.dumps(result), stderr],
+                             [workspace, scratch, result_path.with_suffix(".log")])
+        row["why"] = (f"KEY LEAKED in {', '.join(leaks)}; " if leaks else "key in no output, log, bundle or "
+                      "workspace file; ") + row["why"]
+        if leaks:
+            row["outcome"] = "data changed"
+    for leftover in ("bundle.json", "cassette.json"):
+        (scratch / leftover).unlink(missing_ok=True)
+    result_path.with_suffix(".log").unlink(missing_ok=True)
     shutil.rmtree(workspace, ignore_errors=True)
     return row
+
+
+def secret_leaks(secret: str, texts: list[str], places: list[Path]) -> list[str]:
+    """Where ``secret`` (or its last 12 characters) occurs: in ``texts`` or any file under ``places``."""
+    needles = [secret.encode(), secret[-12:].encode()]
+    found = [f"output {i}" for i, text in enumerate(texts) if any(n.decode() in text for n in needles)]
+    for place in places:
+        files = [place] if place.is_file() else [p for p in place.rglob("*") if p.is_file()] if place.exists() else []
+        for path in files:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if any(n in data for n in needles):
+                found.append(str(path))
+    return found
 
 
 def snapshot_in_child(workspace: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -501,21 +637,29 @@ def write_table(rows: list[dict[str, Any]], seconds: float, note: str = "") -> s
     families: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         families.setdefault(row["family"], []).append(row)
-    lines = ["| family | tried | handled | data changed | crash | max peak RSS (MiB) | max tree RSS (MiB) |",
-             "|---|---|---|---|---|---|---|"]
+    def desk_sum(group: list[dict[str, Any]]) -> str:
+        values = [r["desk_sum_mib"] for r in group if r.get("desk_sum_mib")]
+        return str(max(values)) if values else "-"
+
+    lines = ["| family | tried | handled | data changed | crash | max peak RSS (MiB) | max tree RSS (MiB) | "
+             "max caller + query process (MiB) |", "|---|---|---|---|---|---|---|---|"]
     for family, group in families.items():
         n = {k: sum(r["outcome"] == k for r in group) for k in ("handled", "data changed", "crash")}
         lines.append(f"| {family} | {len(group)} | {n['handled']} | {n['data changed']} | {n['crash']} | "
-                     f"{max(r['peak_rss_mib'] for r in group)} | {max(r['peak_tree_mib'] for r in group)} |")
+                     f"{max(r['peak_rss_mib'] for r in group)} | {max(r['peak_tree_mib'] for r in group)} | "
+                     f"{desk_sum(group)} |")
     n = {k: sum(r["outcome"] == k for r in rows) for k in ("handled", "data changed", "crash")}
     lines.append(f"| **all** | {len(rows)} | {n['handled']} | {n['data changed']} | {n['crash']} | "
-                 f"{max(r['peak_rss_mib'] for r in rows)} | {max(r['peak_tree_mib'] for r in rows)} |")
-    detail = ["| family | case | outcome | peak RSS (MiB) | tree RSS (MiB) | s | what happened |", "|---|---|---|---|---|---|---|"]
+                 f"{max(r['peak_rss_mib'] for r in rows)} | {max(r['peak_tree_mib'] for r in rows)} | "
+                 f"{desk_sum(rows)} |")
+    detail = ["| family | case | outcome | peak RSS (MiB) | tree RSS (MiB) | caller + query process (MiB) | s | "
+              "what happened |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         why = r["why"].replace("|", "\\|").replace("\n", " ")
         detail.append(f"| {r['family']} | {r['case']} | {r['outcome']} | {r['peak_rss_mib']} | {r['peak_tree_mib']} | "
-                      f"{r['seconds']} | {why} |")
-    over = [r for r in rows if r["peak_rss_mib"] >= RSS_LIMIT_MIB or r["peak_tree_mib"] >= RSS_LIMIT_MIB]
+                      f"{r.get('desk_sum_mib', '-')} | {r['seconds']} | {why} |")
+    over = [r for r in rows if r["peak_rss_mib"] >= RSS_LIMIT_MIB or r["peak_tree_mib"] >= RSS_LIMIT_MIB
+            or r.get("desk_sum_mib", 0) >= RSS_LIMIT_MIB]
     load = os.getloadavg()
     text = "\n".join([
         "# Bad-input probe (issue 21)", "",
@@ -523,15 +667,18 @@ def write_table(rows: list[dict[str, Any]], seconds: float, note: str = "") -> s
         f"workspace built with `engram init` + `engram ingest` of 20 bundled abstracts (default embedder). "
         f"{seconds / 60:.1f} min (sum of the cases) on a shared {os.cpu_count()}-core machine (load average {load[0]:.1f} at the end), "
         f"commit {_commit()}." + (f" {note}" if note else ""), "",
-        "*Peak RSS*: the child's `ru_maxrss` from `os.wait4` (its own peak, which covers the desk's query process "
-        "it started and reaped). *Tree RSS*: the summed RSS of the child's process tree, polled every 20 ms. "
+        "*Peak RSS*: the child's `ru_maxrss` from `os.wait4` (the largest single process, the child or the desk's "
+        "query process it started and reaped). *Tree RSS*: the summed RSS of the child's process tree, polled every "
+        "20 ms. *Caller + query process*: for desk cases, the caller's `VmHWM` plus the query process's peak "
+        "(`VmHWM`, or the peak it reported when it refused for memory): an upper bound of their joint peak. "
         f"Memory was capped by a parent watchdog at {WATCHDOG_MIB} MiB (`RLIMIT_AS`/`RLIMIT_DATA` cannot be used: "
         "LadybugDB reserves 8 TiB of address space on open), files by `RLIMIT_FSIZE` 2 GiB, time by "
         f"{CASE_TIMEOUT_S:.0f} s wall clock and `RLIMIT_CPU`.", "",
         "*Handled*: the expected ending (a one-line error with exit 2, an EngramError, a desk refusal/failure, or "
         "for accepted inputs exactly the expected new content). *Data changed*: content other than allowed "
         "(partial commits, orphan objects, drift, a complete document with 0 passages, a file written by a "
-        "query). *Crash*: traceback, signal, non-Engram exception, timeout or watchdog.", "",
+        "query, an API key found in an output, log, bundle or workspace file). *Crash*: traceback, signal, "
+        "non-Engram exception, timeout or watchdog.", "",
         *lines, "",
         f"Cases at or above the issue's {RSS_LIMIT_MIB} MiB ceiling: "
         + (", ".join(f"{r['case']} ({r['peak_rss_mib']}/{r['peak_tree_mib']} MiB)" for r in over) or "none") + ".", "",
@@ -619,6 +766,7 @@ def build_inputs_index(inputs: Path) -> dict[str, Path]:
     paths = {p.name: p for p in inputs.iterdir() if p.is_file()}
     paths["empty-b.md"] = inputs / "other" / "empty-a.md"
     paths["name-rlo"] = inputs / "invoice\u202efdp.md"
+    paths["a-directory.jsonl"] = inputs / "a-directory.jsonl"
     paths["name-not-utf8"] = Path(os.fsdecode(os.fsencode(inputs) + b"/report-\xff\xfe.md"))
     return paths
 
