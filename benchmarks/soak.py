@@ -1,17 +1,30 @@
 """Soak: concurrent read-only readers beside one writer ingesting, then a consistency and memory check.
 
-Run ``python -m benchmarks.soak [--minutes 3] [--readers 3] [--batch 100]``. A workspace is created from
-the bundled sample (all Hetionet nodes, the sample edges) under ``benchmarks/.cache/soak`` (rebuilt each
-run). One writer process ingests PubMed records in batches (the 6,107 shared abstracts when
-``../shared/data`` is present, else the 430 bundled ones) until the time is up; ``--readers`` reader
-processes open the workspace read-only in a loop (open, ``ask``, one evidence-desk query, close) for the
-same time. Afterwards the script checks:
+Run ``python -m benchmarks.soak [--minutes 3] [--readers 1] [--light-readers 20] [--quiet-seconds 60]
+[--batch 100]``. A workspace is created from the bundled sample (all Hetionet nodes, the sample edges)
+under ``benchmarks/.cache/soak`` (rebuilt each run). One writer process ingests PubMed records in batches
+(the 6,107 shared abstracts when ``../shared/data`` is present, else the 430 bundled ones) until the time
+is up. Beside it:
 
-* every Article the graph marks ``complete`` has a vector for each of its passages, and no vector lacks its
-  passage (graph and vectors agree);
+* ``--readers`` full readers open the workspace read-only in a loop (``Workspace.open``, ``ask``, one
+  evidence-desk run, close): about 1.1-1.7 GB each, so few fit on a small machine;
+* ``--light-readers`` readers open the two stores read-only the way a read-only workspace does
+  (``LadybugStore(read_only=True)``, ``VectorStore(read_only=True)``, about 0.4 GB each) and run a graph
+  count and a vector query per cycle: this is how 20 concurrent readers fit.
+
+All readers go on for ``--quiet-seconds`` after the writer has finished and closed. Afterwards the script
+checks:
+
+* graph and vectors agree: every passage of a ``complete`` article has a vector, no vector lacks its
+  passage (and :meth:`Workspace.check` agrees);
 * no reader saw an error other than the documented "opened while a writer holds it" refusals;
-* the read-only opens left the vector folder's bytes untouched by readers (the writer changes them);
-* peak resident memory of each process (psutil, sampled every 0.5 s).
+* readers left the vector folder and the graph file byte-for-byte untouched: SHA-256 of every file under
+  ``vectors/`` and of ``graph.lbug`` when the writer has exited and again when every reader has exited
+  (the quiet phase, readers only). While the writer runs, the writer changes those bytes, so no byte check
+  can tell the readers' writes from its own there;
+* memory afterwards: each process's peak RSS (psutil, with children, sampled every 0.5 s), each reader's
+  RSS after its first cycle and after its last (growth = a leak per cycle), and the read-only vector
+  snapshots (``engram-vectors-ro-*`` in the temp folder) left behind by readers that closed.
 
 Prints a table with the commit and writes ``benchmarks/results/soak.md``. Numbers depend on the machine's
 load (2 cores shared); the consistency checks do not.
@@ -20,12 +33,15 @@ load (2 cores shared); the consistency checks do not.
 from __future__ import annotations
 
 import argparse
+import glob
 import gzip
+import hashlib
 import multiprocessing as mp
 import os
 import platform
 import shutil
 import subprocess
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -65,31 +81,43 @@ def _batches(source: Path, batch: int, folder: Path) -> list[Path]:
     return files
 
 
-def _writer(path: str, files: list[str], deadline: float, out: Any) -> None:
+def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready: Any, out: Any) -> None:
+    """Ingest batches for ``minutes`` from the moment the workspace is open (at least ``min_batches``)."""
     from engram_kit.workspace import Workspace
 
     done, records, errors = 0, 0, []
     try:
         with Workspace.open(path) as ws:
             ws.settings.progress = False
+            ready.set()
+            deadline = time.time() + minutes * 60
             for file in files:
-                if time.time() > deadline:
+                if time.time() > deadline and done >= min_batches:
                     break
                 report = ws.ingest(file)
                 records += report.ingested
                 done += 1
     except Exception:  # noqa: BLE001 - reported in the table
         errors.append(traceback.format_exc(limit=3))
+    ready.set()  # never leave the readers waiting
     out.put(("writer", {"batches": done, "records": records, "errors": errors}))
 
 
-def _reader(path: str, deadline: float, number: int, out: Any) -> None:
+def _rss_mib() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def _reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out: Any) -> None:
     from engram_kit.errors import EngramError
     from engram_kit.workspace import Workspace
 
-    opens = asks = desk = 0
-    refusals, errors = 0, []
-    while time.time() < deadline:
+    opens = asks = desk = beside_writer = 0
+    refusals, errors, first_rss = 0, [], 0.0
+    ready.wait()
+    while time.time() < deadline.value:
+        beside_writer += bool(writing.value)
         try:
             with Workspace.open(path, read_only=True) as ws:
                 opens += 1
@@ -104,8 +132,67 @@ def _reader(path: str, deadline: float, number: int, out: Any) -> None:
                 errors.append(f"{type(exc).__name__}: {exc}"[:300])
         except Exception:  # noqa: BLE001 - reported in the table
             errors.append(traceback.format_exc(limit=3)[-300:])
-    out.put((f"reader {number}", {"opens": opens, "asks": asks, "desk": desk, "refusals": refusals,
-                                  "errors": errors}))
+        first_rss = first_rss or _rss_mib()
+    out.put((f"reader {number}", {"opens": opens, "beside writer": beside_writer, "asks": asks, "desk": desk,
+                                  "refusals": refusals, "errors": errors, "rss_first": first_rss,
+                                  "rss_last": _rss_mib()}))
+
+
+def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out: Any) -> None:
+    """Open both stores read-only as a read-only workspace does; a graph count and a vector query per cycle."""
+    import json
+
+    import numpy as np
+
+    from engram_kit.errors import EngramError
+    from engram_kit.store.ladybug import LadybugStore
+    from engram_kit.store.vectors import VectorStore
+
+    folder = Path(path)
+    model = json.loads((folder / "manifest.json").read_text())["embedding_model"]
+    rng = np.random.default_rng(number)
+    opens = queries = beside_writer = 0
+    refusals, errors, first_rss = 0, [], 0.0
+    ready.wait()
+    while time.time() < deadline.value:
+        beside_writer += bool(writing.value)
+        try:
+            store = LadybugStore(folder / "graph.lbug", read_only=True)
+            try:
+                vectors = VectorStore(folder / "vectors", dimension=int(model["dimension"]), model_name=model["name"],
+                                      read_only=True)
+                try:
+                    opens += 1
+                    store.query("MATCH (p:Passage) RETURN count(p) AS n")
+                    vector = rng.standard_normal(int(model["dimension"])).astype(np.float32)
+                    vectors.query(vector / np.linalg.norm(vector), 5)
+                    queries += 2
+                finally:
+                    vectors.close()
+            finally:
+                store.close()
+        except EngramError as exc:
+            if "writer" in str(exc).lower() or "lock" in str(exc).lower():
+                refusals += 1
+            else:
+                errors.append(f"{type(exc).__name__}: {exc}"[:300])
+        except Exception:  # noqa: BLE001 - reported in the table
+            errors.append(traceback.format_exc(limit=3)[-300:])
+        first_rss = first_rss or _rss_mib()
+    out.put((f"light {number}", {"opens": opens, "beside writer": beside_writer, "queries": queries,
+                                 "refusals": refusals, "errors": errors, "rss_first": first_rss,
+                                 "rss_last": _rss_mib()}))
+
+
+def _fingerprint(path: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``vectors/`` and of the graph file(s)."""
+    files = sorted(p for p in (path / "vectors").rglob("*") if p.is_file())
+    files += sorted(p for p in path.glob("graph.lbug*") if p.is_file())
+    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def _snapshots() -> set[str]:
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "engram-vectors-ro-*")))
 
 
 def _watch(pids: dict[str, int], stop: Any, out: Any) -> None:
@@ -133,15 +220,21 @@ def check_consistency(path: Path) -> dict[str, int]:
                                "WHERE a.status = 'complete' RETURN DISTINCT p.id AS id")
         passages = set(frame["id"]) if not frame.empty else set()
         vectors = set(ws.vectors.ids())
+        report = ws.check()
     return {"complete passages": len(passages), "vectors": len(vectors),
-            "passages without vector": len(passages - vectors), "vectors without passage": len(vectors - passages)}
+            "passages without vector": len(passages - vectors), "vectors without passage": len(vectors - passages),
+            "check() consistent": int(report.consistent), "check() pending articles": len(report.pending)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=3.0)
-    parser.add_argument("--readers", type=int, default=3)
+    parser.add_argument("--readers", type=int, default=1, help="full readers (Workspace.open, ask, desk)")
+    parser.add_argument("--light-readers", type=int, default=20, help="readers of the two stores only")
+    parser.add_argument("--quiet-seconds", type=float, default=60.0,
+                        help="readers go on this long after the writer has closed (the byte check)")
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--min-batches", type=int, default=3, help="the writer ingests at least this many")
     args = parser.parse_args(argv)
 
     from engram_kit.datasets import resolve_data_paths
@@ -158,43 +251,85 @@ def main(argv: list[str] | None = None) -> int:
 
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    deadline = time.time() + args.minutes * 60
-    procs = {"writer": ctx.Process(target=_writer, args=(str(path), files, deadline, out))}
+    snapshots_before = _snapshots()
+    ready, writing = ctx.Event(), ctx.Value("i", 1)
+    reader_deadline = ctx.Value("d", time.time() + 7 * 24 * 3600)  # moved to writer end + quiet seconds
+    procs = {"writer": ctx.Process(target=_writer, args=(str(path), files, args.minutes, args.min_batches, ready, out))}
     procs["writer"].start()
-    time.sleep(5)  # the writer opens first: readers must work beside a writer, not before it
+    # readers start now (imports take a while) but begin their cycles only once the writer holds the workspace
     for i in range(args.readers):
-        procs[f"reader {i}"] = ctx.Process(target=_reader, args=(str(path), deadline, i, out))
+        procs[f"reader {i}"] = ctx.Process(target=_reader, args=(str(path), reader_deadline, writing, ready, i, out))
         procs[f"reader {i}"].start()
+    for i in range(args.light_readers):
+        procs[f"light {i}"] = ctx.Process(target=_light_reader,
+                                          args=(str(path), reader_deadline, writing, ready, i, out))
+        procs[f"light {i}"].start()
     stop = ctx.Event()
     watcher = ctx.Process(target=_watch, args=({k: p.pid for k, p in procs.items()}, stop, out))
     watcher.start()
     results: dict[str, Any] = {}
-    while len(results) < len(procs):
+    name, value = out.get(timeout=args.minutes * 60 + 900)
+    while name != "writer":  # a reader cannot end before the writer (its deadline is a day away)
+        results[name] = value
         name, value = out.get(timeout=args.minutes * 60 + 900)
+    results[name] = value
+    procs["writer"].join()
+    writing.value = 0
+    writer_end = time.time()
+    before_quiet = _fingerprint(path)
+    reader_deadline.value = writer_end + args.quiet_seconds
+    while len(results) < len(procs):
+        name, value = out.get(timeout=args.quiet_seconds + 900)
         results[name] = value
     for p in procs.values():
         p.join()
+    after_quiet = _fingerprint(path)
     stop.set()
     name, peaks = out.get(timeout=60)
     watcher.join()
     consistency = check_consistency(path)
+    changed = sorted(k for k in set(before_quiet) | set(after_quiet) if before_quiet.get(k) != after_quiet.get(k))
+    left = sorted(_snapshots() - snapshots_before)
+    quiet_work = f"{time.time() - writer_end:.0f} s"
 
-    lines = [f"# Soak: {args.readers} readers beside one writer for {args.minutes:g} min",
-             "", f"commit {_commit()}, {platform.node()}, load average {os.getloadavg()[0]:.1f} at the end", "",
-             "| process | work | refusals | errors | peak RSS (MiB) |", "|---|---|---|---|---|"]
-    for key, value in results.items():
-        work = ", ".join(f"{k} {v}" for k, v in value.items() if k not in ("errors", "refusals"))
+    lines = [f"# Soak: {args.readers} full + {args.light_readers} light readers beside one writer for "
+             f"{args.minutes:g} min, then {args.quiet_seconds:g} s of readers alone",
+             "", f"commit {_commit()}, {platform.node()}, load average {os.getloadavg()[0]:.1f} at the end "
+             f"({os.cpu_count()} cores, shared)", "",
+             "| process | work | refusals | errors | peak RSS (MiB) | RSS after 1st / last cycle (MiB) |",
+             "|---|---|---|---|---|---|"]
+    for key in sorted(results, key=lambda k: (k.split()[0] != "writer", k.split()[0], int(k.split()[-1])
+                                              if k.split()[-1].isdigit() else 0)):
+        value = results[key]
+        work = ", ".join(f"{k} {v}" for k, v in value.items() if k not in ("errors", "refusals", "rss_first", "rss_last"))
+        rss = f"{value['rss_first']:.0f} / {value['rss_last']:.0f}" if value.get("rss_first") else "-"
         lines.append(f"| {key} | {work} | {value.get('refusals', 0)} | {len(value['errors'])} | "
-                     f"{peaks.get(key, 0) / 2**20:.0f} |")
+                     f"{peaks.get(key, 0) / 2**20:.0f} | {rss} |")
+    light = [v for k, v in results.items() if k.startswith("light")]
+    if light:
+        growth = [v["rss_last"] - v["rss_first"] for v in light if v["rss_first"]] or [0.0]
+        lines += ["", f"Light readers: {sum(v['opens'] for v in light)} opens in all "
+                      f"({sum(v['beside writer'] for v in light)} begun while the writer held the workspace); "
+                      "RSS growth from the first "
+                      f"to the last cycle {min(growth):+.0f} to {max(growth):+.0f} MiB (median "
+                      f"{sorted(growth)[len(growth) // 2]:+.0f})."]
     lines += ["", "| consistency | count |", "|---|---|"] + [f"| {k} | {v} |" for k, v in consistency.items()]
+    lines += ["", f"Byte check (readers alone for {quiet_work} after the writer closed): "
+                  f"{len(before_quiet)} files under vectors/ and graph.lbug*, "
+                  + (f"**{len(changed)} changed**: {', '.join(changed[:5])}" if changed else "none changed") + ".",
+              f"Read-only vector snapshots left in the temp folder by the readers: {len(left)}."]
     errors = [e for value in results.values() for e in value["errors"]]
     if errors:
         lines += ["", "Errors (first 5):", ""] + [f"- `{e.splitlines()[-1] if e else e}`" for e in errors[:5]]
+    quiet_cycles = sum(v["opens"] - v["beside writer"] for k, v in results.items() if k != "writer")
+    if not quiet_cycles:
+        lines.append("No reader opened the stores after the writer closed: the byte check proves nothing.")
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "soak.md").write_text(text, encoding="utf-8")
-    ok = not errors and consistency["passages without vector"] == 0 and consistency["vectors without passage"] == 0
+    ok = bool(quiet_cycles) and not errors and not changed and not left and consistency["passages without vector"] == 0 \
+        and consistency["vectors without passage"] == 0 and consistency["check() consistent"] == 1
     return 0 if ok else 1
 
 

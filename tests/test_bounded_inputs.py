@@ -119,3 +119,17 @@ def test_workspace_ingest_is_all_or_nothing_per_file(workspace, tmp_path):
     with pytest.raises(DataError, match=r"half\.jsonl:71: 'abstract' must be a JSON string"):
         workspace.ingest(path)
     assert workspace.info()["counts"] == before  # not the first 70 records: nothing
+
+
+def test_a_numbered_reference_list_is_told_from_body_text_and_numbered_steps():
+    from engram_kit.ingestion.documents import reads_as_reference_list
+
+    refs = "\n".join(f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9." for i in range(1, 30))
+    assert reads_as_reference_list(refs) and reads_as_reference_list(" ".join(refs.split("\n")))
+    assert reads_as_reference_list(" ".join(f"[{i}] Smith J, et al. Heparin after trauma. Lancet {1990 + i}."
+                                            for i in range(1, 8)))
+    body = "Heparin prevents venous thrombosis after trauma in most patients who can receive it safely. " * 19
+    assert not reads_as_reference_list(body)
+    steps = " ".join(f"{i}. Spin the sample down in 2001 and freeze it." for i in range(1, 9))
+    assert not reads_as_reference_list(steps)  # numbered, with years, but nothing bibliographic
+    assert not reads_as_reference_list(body + refs[:200])  # a few entries after body text: not only a list

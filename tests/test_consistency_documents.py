@@ -287,6 +287,20 @@ def test_a_references_only_pdf_without_a_title_is_an_error_not_complete(toy_path
         assert _content(ws) == before
 
 
+def test_a_reference_list_pdf_with_no_heading_at_all_is_an_error(toy_path):
+    # one font, no heading: layout cannot tell the list from body text, so the text itself is read
+    bare = pymupdf.open()
+    bare.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), "\n".join(
+        f"{i}. Author A, Author B. A study of things. J Things. 2001;{i}:1-9." for i in range(1, 30)), fontsize=9)
+    with opened(toy_path) as ws:
+        before = _content(ws)
+        report = ws.documents.add_bytes(bare.tobytes(), "bare-references.pdf", raise_on_error=False)
+        assert report.status == "error" and "only a numbered reference list" in report.error, str(report)
+        assert _content(ws)[:3] == before[:3] and ws.check().consistent
+        ws.documents.delete(report.id)
+        assert _content(ws) == before
+
+
 def test_finished_statuses_are_not_drift_and_repair_leaves_them(toy_path):
     # complete_with_warnings (a page without text) and superseded (an older version) are finished states:
     # check() called them pending (DRIFT) and repair would have looked at them as interrupted batches

@@ -88,6 +88,35 @@ LISTING_COLUMNS: tuple[str, ...] = ("id", "title", "authors", "year", "status", 
 BACK_MATTER_PASSAGE_SECTIONS: frozenset[str] = BACK_MATTER_KINDS - {"references", "supplementary"}
 
 
+#: A numbered reference entry's start: "12. ", "[12] " or "12) " at the start or after a sentence end.
+_ENTRY_START = re.compile(r"(?:^|(?<=[.\s]))(?:\[\d{1,4}\]|\d{1,4}[.)])\s+(?=[A-Z])")
+#: What a bibliographic entry holds beside a year: volume:pages, ";volume", a DOI, a PMID or "et al".
+_BIBLIOGRAPHIC = re.compile(r"\d+\s*(?:\(\d+\))?\s*:\s*\d+|;\s*\d+|\bdoi\b|\bPMID\b|\bet al\b", re.I)
+_YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+#: Least numbered entries, and least share of them that read bibliographic, for a text to be a reference list.
+REFERENCE_LIST_MIN_ENTRIES = 5
+REFERENCE_LIST_MIN_SHARE = 0.8
+
+
+def reads_as_reference_list(text: str) -> bool:
+    """True when ``text`` is a numbered reference list and little else.
+
+    The text must split into at least :data:`REFERENCE_LIST_MIN_ENTRIES` numbered entries ("1. ", "[1] ")
+    covering 90% of its characters, and at least :data:`REFERENCE_LIST_MIN_SHARE` of the entries must hold a
+    year and a bibliographic mark (volume:pages, ";volume", DOI, PMID or "et al"). Used only for a document
+    whose whole text is front matter (no heading was found), where a reference list set in one font cannot be
+    told from body text by layout (issue 21: such a PDF must end ``error``, never ``complete``).
+    """
+    starts = [m.start() for m in _ENTRY_START.finditer(text)]
+    if len(starts) < REFERENCE_LIST_MIN_ENTRIES:
+        return False
+    entries = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    if sum(len(e) for e in entries) < 0.9 * len(text.strip()):
+        return False
+    bibliographic = sum(1 for e in entries if _YEAR.search(e) and _BIBLIOGRAPHIC.search(e))
+    return bibliographic >= REFERENCE_LIST_MIN_SHARE * len(entries)
+
+
 def passage_kind(section: ParsedSection) -> str:
     """Kind of the prose passages of a section (:data:`~engram_kit.ingestion.chunking.PASSAGE_KINDS`):
     ``front_matter`` for the text before the first heading (title block, authors, affiliations,
@@ -937,6 +966,12 @@ class DocumentRepository:
             t0 = time.perf_counter()
             parsed = self._parse(info)
             parse_seconds = time.perf_counter() - t0
+            retrievable = [x for x in parsed.sections if x.retrievable]
+            if retrievable and all(x.kind == "front_matter" for x in retrievable) \
+                    and reads_as_reference_list(" ".join(x.text for x in retrievable)):
+                raise DataError(f"{filename} yields no passages: its text is only a numbered reference list "
+                                f"({sum(len(x.text) for x in retrievable)} characters, no heading or body text); "
+                                "nothing could be cited from it. Upload the article itself.")
             processed = self.pipeline.build(doc_id, parsed, content_hash=content_hash,
                                             fallback_title=Path(filename).stem)
             processed.timings = {"parse": parse_seconds, **processed.timings}
