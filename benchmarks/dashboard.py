@@ -14,13 +14,16 @@ blocked:
   first question (what a user who reads the page first gets);
 * **warm**: the next demo questions on that page.
 
-Each answer's screenshot (first screen at 1400x900) goes to ``benchmarks/results/dashboard-q<i>.png``, with
-the graph's node/edge counts, zoom and smallest label size on screen. Prints Markdown tables with the commit.
+Each answer's screenshot (first screen at 1400x900) goes to ``benchmarks/results/dashboard-q<i>.png``, and the
+last answer's at 1000x700 (window resized) to ``dashboard-q<n>-1000x700.png``, with the graph's node/edge
+counts, zoom, smallest label size on screen and where the graph and the evidence start. Prints Markdown tables
+with the commit and the load average.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -54,6 +57,12 @@ def _wait_model(page, timeout: float = 900.0) -> float:  # noqa: ANN001
     return time.perf_counter() - started
 
 
+def _layout(driver: DashboardDriver) -> dict[str, float]:
+    """Tops (px from the page's top) of the evidence panel and its first card."""
+    boxes = driver.boxes()
+    return {"evidence_top": boxes.get("evidence", {}).get("top", -1), "card0_top": boxes.get("card0", {}).get("top", -1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-w", "--workspace", type=Path, required=True)
@@ -63,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     RESULTS.mkdir(exist_ok=True)
+    load_before = os.getloadavg()
     timing_rows: list[tuple[str, str, float, float]] = []
-    graph_rows: list[tuple[int, str, dict]] = []
+    graph_rows: list[tuple[int, str, str, dict]] = []
     with VoilaServer(args.workspace, dashboard_notebook(), log_path=RESULTS / "dashboard-voila.log") as server, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
@@ -89,21 +99,32 @@ def main(argv: list[str] | None = None) -> int:
             timing_rows.append((label, question, opened.ready if i == 1 else 0.0, driver.timings.answer))
             page.evaluate("() => window.scrollTo(0, 0)")
             driver.screenshot(f"dashboard-q{i}")
-            graph_rows.append((i, question, driver.graph_metrics()))
+            graph_rows.append((i, question, "1400x900", {**driver.graph_metrics(), **_layout(driver)}))
+        # the last answer stacked at 1000x700 (the window resized: the page re-lays out and re-fits the graph)
+        page.set_viewport_size({"width": 1000, "height": 700})
+        page.wait_for_timeout(2000)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        driver.screenshot(f"dashboard-q{len(args.questions)}-1000x700")
+        graph_rows.append((len(args.questions), args.questions[-1], "1000x700",
+                           {**driver.graph_metrics(), **_layout(driver)}))
         blocked = driver.timings.blocked_requests
         page.close()
         browser.close()
     print(f"Dashboard benchmark, commit {_commit()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"workspace {args.workspace}; background warm-up took {warmup:.1f} s after page ready.\n")
+          f"workspace {args.workspace}; background warm-up took {warmup:.1f} s after page ready; load average "
+          f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after (1 min; the machine has {os.cpu_count()} "
+          "cores). Wall times, measured in the browser.\n")
     print("| run | question | page ready (s) | Ask -> answer drawn (s) |\n|---|---|---|---|")
     for label, question, ready, answer in timing_rows:
         print(f"| {label} | {question} | {ready:.1f} | {answer:.1f} |" if ready else
               f"| {label} | {question} | - | {answer:.1f} |")
-    print("\n| # | question | nodes | edges | labelled edges | zoom | smallest node label (px) | graph top (px) |"
-          "\n|---|---|---|---|---|---|---|---|")
-    for i, question, m in graph_rows:
-        print(f"| {i} | {question} | {m['nodes']} | {m['edges']} | {m['labelled_edges']} | {m['zoom']:.2f} | "
-              f"{m['min_font_px']:.1f} | {m['panel_top']:.0f} |")
+    print("\n| # | question | window | nodes | edges | labelled edges | nodes inside the drawing | zoom | "
+          "smallest node label (px) | graph panel top (px) | drawing (top, w x h px) | evidence top (px) | "
+          "first card top (px) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for i, question, window, m in graph_rows:
+        print(f"| {i} | {question} | {window} | {m['nodes']} | {m['edges']} | {m['labelled_edges']} | {m['inside']} | "
+              f"{m['zoom']:.2f} | {m['min_font_px']:.1f} | {m['panel_top']:.0f} | {m['box_top']:.0f}, "
+              f"{m['width']:.0f} x {m['height']:.0f} | {m['evidence_top']:.0f} | {m['card0_top']:.0f} |")
     print(f"\nrequests to the internet blocked: {len(blocked)}")
     return 0
 

@@ -1,14 +1,16 @@
 """Browser test of the Voila dashboard: real Chromium, real mouse, real workspace, network closed.
 
 Needs Debian's Chromium (``apt-get install -y chromium``) and the ``playwright`` Python package (its own
-browser download is never used); skipped with the reason when either is missing. Screenshots and the Voila
-log go to ``tests/artifacts/`` (gitignored; CI keeps them).
+browser download is never used); skipped with the reason when either is missing, except under CI (``$CI``
+set), where that is a failure. Screenshots, the graph and layout measurements and the Voila log go to
+``tests/artifacts/`` (gitignored; CI keeps them).
 
 One Voila server (with a token, as ``engram dashboard`` starts it) serves a copy of the session workspace
 (the session workspace itself is held for writing by this pytest process). Page loads are few on purpose
-(CI time): page A answers a question at 1400x900, is resized to 1000x700 and reloaded; page B opens while
-A holds the workspace (read-only, friendly notice), becomes writable once A is closed, and receives a 40 MB
-upload.
+(CI time): page A answers a question at 1400x900 (side by side), is resized to 1000x700 (stacked), reloaded
+there and answers again; page B opens while A holds the workspace (read-only, friendly notice), becomes
+writable once A is closed, and receives a 40 MB upload. No assertion on speed: timeouts are generous (a
+loaded 2-core CI machine).
 """
 
 from __future__ import annotations
@@ -23,11 +25,24 @@ import pytest
 
 from engram_widgets.testing import CHROMIUM, CHROMIUM_ARGS, DashboardDriver, VoilaServer
 
-pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
+
+
+def _cannot_run(reason: str) -> None:
+    """Skip with ``reason``; under CI (``$CI`` set) fail instead: CI must run the browser test (issue 20), and
+    scripts/test.sh installs Debian's Chromium with apt where it can."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but the browser test cannot run: {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    import playwright.sync_api  # noqa: F401
+except ImportError:
+    _cannot_run("pip install playwright (no browser download needed)")
 if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} missing: apt-get update && apt-get install -y chromium", allow_module_level=True)
+    _cannot_run(f"{CHROMIUM} missing: apt-get update && apt-get install -y chromium")
 if shutil.which("voila") is None and not (Path(os.sys.executable).parent / "voila").exists():
-    pytest.skip("voila is not installed (pip install voila)", allow_module_level=True)
+    _cannot_run("voila is not installed (pip install voila)")
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
@@ -85,20 +100,25 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
     page = context.new_page()
     driver = DashboardDriver(page, ARTIFACTS)
     timings = driver.open(served.url)
+    first_paint, ready = timings.first_paint, timings.ready
     assert "read-write" in driver.status_text()
 
-    # 1400x900: question and answer beside graph and evidence, the graph on the first screen, legible
+    # 1400x900: question, answer and evidence beside the graph, all of it on the first screen, the graph legible
     driver.ask(QUESTION)
+    first_answer = driver.timings.answer
     driver.screenshot("dashboard-1400x900")
     wide = driver.graph_metrics()
-    (ARTIFACTS / "dashboard-graph-1400x900.txt").write_text(f"{wide}\n")
-    assert wide["panel_top"] < 900 and wide["box_top"] + wide["height"] / 2 < 900, wide
+    boxes = driver.boxes()
+    (ARTIFACTS / "dashboard-graph-1400x900.txt").write_text(f"{wide}\n{boxes}\n")
+    assert wide["panel_top"] < 300 and wide["box_top"] + wide["height"] <= 900, wide  # the whole drawing
     assert 0 < wide["nodes"] <= MAX_DEFAULT_NODES, wide
     assert wide["min_font_px"] >= MIN_LABEL_PX, wide
     assert wide["inside"] >= 0.8 * wide["nodes"], wide  # fitted to the panel
-    chat = page.locator(".engram-chat").bounding_box()
-    graph = page.locator(".engram-graph-panel").bounding_box()
-    assert chat["x"] + chat["width"] <= graph["x"] + 1 and graph["y"] < 300  # side by side
+    chat, graph = boxes["chat"], boxes["panel"]
+    assert chat["right"] <= graph["left"] + 1 and graph["top"] < 300, boxes  # side by side
+    # nothing important below the first screen: the answer and the first evidence card start on it
+    assert boxes["answer"]["top"] < 600 and boxes["evidence"]["top"] < 900 - 150, boxes
+    assert boxes["card0"]["top"] < 900 - 80, boxes  # at least the first card's header and first lines
     assert "Answered in" in page.inner_text(".engram-status")
 
     # every citation is a link; PubMed articles also link out; a click scrolls to and highlights its card
@@ -113,25 +133,47 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
     # a node click highlights exactly the passages that mention it
     node = driver.node_with_passages()
     driver.click_node(node)
+    # the citation click above left a card highlighted: wait for the kernel's reply to this click (the status
+    # line names the node) before counting, or the count may be the citation's
+    page.wait_for_function("() => { const s = document.querySelector('.engram-status');"
+                           " return s && s.innerText.includes(': mentioned by'); }", timeout=120_000, polling=200)
     highlighted = driver.highlighted_cards(at_least=1)
-    assert highlighted == node["n_passages"]
+    assert highlighted == node["n_passages"], (node, highlighted)
 
     # 1000x700: stacked, the graph still starts on the first screen and is re-fitted to its new box
     page.evaluate("() => window.scrollTo(0, 0)")
     page.set_viewport_size({"width": 1000, "height": 700})
     page.wait_for_timeout(1500)
     narrow = driver.graph_metrics()
-    (ARTIFACTS / "dashboard-graph-1000x700.txt").write_text(f"{narrow}\n")
-    driver.screenshot("dashboard-1000x700")
-    assert narrow["panel_top"] < 700, narrow
+    (ARTIFACTS / "dashboard-graph-1000x700-resized.txt").write_text(f"{narrow}\n{driver.boxes()}\n")
+    driver.screenshot("dashboard-1000x700-resized")
+    assert narrow["panel_top"] < 700 and narrow["box_top"] < 700, narrow
     assert narrow["width"] > wide["width"] * 0.9 or narrow["width"] > 600  # full width when stacked
     assert narrow["min_font_px"] >= MIN_LABEL_PX and narrow["inside"] >= 0.8 * narrow["nodes"], narrow
 
-    # reload: the old kernel is shut down (its lock released) and the new page is writable
-    page.set_viewport_size({"width": 1400, "height": 900})
+    # reload at 1000x700: the old kernel is shut down (its lock released), the new page is writable, and a
+    # question asked there is answered in the stacked layout: question bar, graph, then answer and evidence
     driver.open(served.url)  # navigating to the same address = a reload: the page's unload handler runs
-    status = driver.wait_status("read-write", timeout=90)
+    status = driver.wait_status("read-write", timeout=180)
     assert "read-only" not in status
+    driver.ask(QUESTION)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(500)
+    driver.screenshot("dashboard-1000x700")
+    narrow = driver.graph_metrics()
+    boxes = driver.boxes()
+    (ARTIFACTS / "dashboard-graph-1000x700.txt").write_text(f"{narrow}\n{boxes}\n")
+    assert narrow["panel_top"] < 700 and narrow["box_top"] < 700 - 150, (narrow, boxes)  # drawing on screen
+    assert boxes["chat"]["bottom"] <= boxes["panel"]["top"] + 1 < boxes["answer"]["top"], boxes  # stacked order
+    assert 0 < narrow["nodes"] <= MAX_DEFAULT_NODES and narrow["min_font_px"] >= MIN_LABEL_PX, narrow
+    assert narrow["inside"] >= 0.8 * narrow["nodes"], narrow
+    assert "page only" not in page.inner_text(".engram-status")  # writable: the conversation was saved
+    narrow_citations = driver.citations()
+    assert narrow_citations and all(c["card"] or c["label"] for c in narrow_citations)
+    jumped = driver.click_citation(min(i for i, c in enumerate(narrow_citations) if c["card"]))
+    assert jumped["visible"], jumped
+    driver.screenshot("dashboard-1000x700-citation-click")
+    page.set_viewport_size({"width": 1400, "height": 900})
 
     # a second page while the first holds the workspace: read-only, said in words, with a retry
     other = _context(browser, 1400, 900).new_page()
@@ -158,7 +200,7 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
     assert "big-upload.pdf: error" in text and "corrupted PDF" in text
 
     assert driver.timings.blocked_requests == [] and second.timings.blocked_requests == []
-    report = (f"first paint {timings.first_paint:.2f} s, ready {timings.ready:.2f} s, answer {timings.answer:.1f} s "
+    report = (f"first paint {first_paint:.2f} s, ready {ready:.2f} s, answer {first_answer:.1f} s "
               f"for {wide['nodes']} nodes / {wide['edges']} edges; labels >= {wide['min_font_px']:.1f} px at zoom "
               f"{wide['zoom']:.2f}; graph top {wide['panel_top']:.0f} px (1400x900), {narrow['panel_top']:.0f} px "
               f"(1000x700); inside the drawing {wide['inside']}/{wide['nodes']} ({wide['width']:.0f}x"

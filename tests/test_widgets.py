@@ -333,3 +333,132 @@ def test_provenance_table_hides_empty_columns():
                          "sources": ["Bgee"], "license": [""], "pubmed_ids": [None]})
     table = provenance_table(rows)
     assert "expresses" in table and "Bgee" in table and "licence" not in table and "PubMed" not in table
+
+
+def _wait(condition, timeout: float = 600.0) -> None:
+    """Poll ``condition()`` every 50 ms until true (generous timeout: a loaded CI machine; no speed asserted)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def test_interpretation_panel_drops_a_seed_pins_a_searched_node_and_answers_again(workspace, tmp_path):
+    """The reader corrects how the question was read: the chip's x drops a seed, "search the graph for..."
+    pins another node; each change answers the question again with the corrected seeds."""
+    a = ResearchAssistant(workspace, history_path=tmp_path)
+    first = a.ask(QUESTION)
+    seeds = [e.node_id for e in first.retrieval.entities]
+    panel = a.interpretation
+    assert seeds and panel.can_exclude and panel.pin_parameter == "seeds"
+    assert [c.children[0].value.count("conf ") for c in panel.chips.children] == [1] * len(seeds)
+    dropped = seeds[0]
+    remove = panel.chips.children[0].children[1]
+    assert "drop" in remove.tooltip and not remove.disabled
+    remove.click()
+    second = a.answer
+    assert second is not first and second.question == first.question
+    assert dropped not in {e.node_id for e in second.retrieval.entities}
+    assert panel.excluded == {dropped} and f"dropped: {dropped}" in panel.notes.value
+    assert len(panel.chips.children) == len(second.retrieval.entities)
+    # search the graph for a node and pick it: it becomes a seed, drawn as one in the graph
+    panel.search.value = "BACE1"
+    label = next(o for o in panel.search.options if "BACE1" in o)
+    node = panel._choices[label]
+    panel.search.value = label
+    third = a.answer
+    assert third is not second and panel.pinned == {node: label} and panel.search.value == ""
+    assert node in {e.node_id for e in third.retrieval.entities} and dropped not in {
+        e.node_id for e in third.retrieval.entities}
+    shown = a.graph_panel.shown.nodes
+    assert bool(shown.loc[shown["id"] == node, "is_seed"].all()) and node in set(shown["id"])
+    # a new question forgets the corrections
+    a.ask("Which genes interact with BACE1?")
+    assert panel.pinned == {} and panel.excluded == set()
+
+
+def test_warm_up_is_named_and_a_question_asked_meanwhile_waits_for_it(workspace, tmp_path, monkeypatch):
+    """Honest progress: the warm-up says what it loads while it loads; a question asked meanwhile shows the
+    warm-up as its first step (with its time) instead of a silent wait, then answers."""
+    import threading
+
+    from engram_widgets.assistant import WARMUP_MESSAGE
+
+    a = ResearchAssistant(workspace, history_path=tmp_path)
+    gate, entered = threading.Event(), threading.Event()
+    encode = workspace.embedder.encode
+
+    def slow_encode(texts, *args, **kwargs):  # noqa: ANN001, ANN202 - holds the warm-up until the test lets go
+        if texts == ["warm up"]:
+            entered.set()
+            assert gate.wait(600)
+        return encode(texts, *args, **kwargs)
+
+    monkeypatch.setattr(workspace.embedder, "encode", slow_encode)
+    warming = threading.Thread(target=a.warm_up)
+    warming.start()
+    assert entered.wait(600)
+    assert f"{WARMUP_MESSAGE} in the background" in a.chat.status.value
+    asking = threading.Thread(target=a.ask, args=(QUESTION,))
+    asking.start()
+    _wait(lambda: f"<b>&#8230; {WARMUP_MESSAGE}</b>" in a.chat.status.value)
+    assert a.answer is None  # waits for the model
+    gate.set()
+    warming.join(600)
+    asking.join(900)
+    assert a.answer is not None and a.warmup_seconds is not None
+    status = a.chat.status.value
+    assert re.search(rf"&#10003; {re.escape(WARMUP_MESSAGE)} \d+\.\d s", status) and "Answered in" in status
+    monkeypatch.undo()
+    assert a.warm_up() >= 0 and "Language model loaded in" in a.chat.status.value
+
+
+def test_dashboard_warms_the_model_up_in_the_background_after_the_page_is_ready(workspace_path, tmp_path):
+    import shutil
+
+    from engram_widgets.dashboard import Dashboard
+
+    copy = tmp_path / "ws"
+    shutil.copytree(workspace_path, copy, ignore=shutil.ignore_patterns("conversations", "exports"))
+    app = Dashboard(copy, background=True)
+    try:
+        assert app.ready.wait(600) and app.error == "" and not app.workspace.read_only
+        _wait(lambda: "warmup" in app.timings)
+        assert app.assistant.warmup_seconds == app.timings["warmup"]
+        assert "Language model loaded in" in app.assistant.chat.status.value
+    finally:
+        _wait(lambda: "warmup" in app.timings or app.error != "")
+        app.workspace.close()
+
+
+def test_literature_map_tab_draws_communities_with_legible_labels(workspace):
+    """The dashboard's literature-map tab (read-only path: builds without writing a cache into the workspace)."""
+    from engram_widgets.dashboard import TABS
+    from engram_widgets.litmap import COMMUNITY_COLORS, LiteratureMapTab
+
+    class ReadOnly:  # the session workspace, seen as a read-only dashboard sees it (nothing written)
+        read_only = True
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(workspace, name)
+
+    assert "Literature map" in TABS
+    tab = LiteratureMapTab(ReadOnly(), max_nodes=30)
+    assert tab.area.children == ()
+    view = tab.build()
+    assert view is not None and "Built in" in tab.status.value and not tab.build_button.disabled
+    header, legend, graph, evidence = view.children
+    assert 0 < len(graph.graph.nodes) <= 30
+    # labels: 13 px in the style, zoom floor 0.85 -> >= 11 px on screen; the wheel scrolls the page until a click
+    node_style = next(s["style"] for s in graph.get_style() if s["selector"] == "node")
+    assert float(node_style["font-size"].rstrip("px")) * graph.min_zoom >= 11.0
+    assert graph.user_zooming_enabled is False
+    # the community legend: one entry per drawn community, in its colour, with its most central members
+    communities = {n.data["community"] for n in graph.graph.nodes}
+    assert "Communities" in legend.value and legend.value.count("border-radius:50%") == len(communities)
+    for c in communities:
+        colour = COMMUNITY_COLORS[c] if c < len(COMMUNITY_COLORS) else "#bbbbbb"
+        assert colour in legend.value
+    assert all(n.data["color"] for n in graph.graph.nodes)

@@ -16,9 +16,10 @@ highlights the graph nodes it mentions. The widgets compute nothing: every numbe
 result objects (:class:`~engram_kit.retrieval.results.RetrievalResult`, :class:`~engram_kit.answering.Answer`,
 :class:`~engram_kit.exports.AnswerGraph`).
 
-Layout: a CSS container query puts question and answer beside graph and evidence when the assistant is at
-least :data:`SIDE_BY_SIDE_PX` wide and stacks them below that (the answer then scrolls in a bounded box, so
-the graph stays on the first screen).
+Layout: a CSS container query puts question, answer and evidence (answer and evidence list each scrolling in
+a bounded box) beside the graph when the assistant is at least :data:`SIDE_BY_SIDE_PX` wide, so all of it is
+on the first screen at 1400x900. Below that width the panels stack in reading order: the question bar, the
+graph, the answer (a bounded box), the evidence, so the graph starts on the first screen at 1000x700.
 """
 
 from __future__ import annotations
@@ -52,27 +53,50 @@ GRAPH_FIRST = FOCUS_NODES
 GRAPH_STEP = 20
 #: Characters of passage text shown before "show text" expands it.
 SNIPPET_CHARS = 260
-#: Width (px) of the assistant from which question/answer and graph/evidence sit side by side.
-SIDE_BY_SIDE_PX = 1100
-#: CSS height of the answer graph's drawing: the window's height less what sits above it (toolbar, legend: the
-#: drawing starts ~210 px down at 1400x900) and a margin, between 440 and 640 px (580 px at 1400x900; 440 px at
-#: 1000x700, where the panels stack). The page script fits the graph at the legible zoom floor in this box.
-GRAPH_CSS_HEIGHT = "clamp(440px, calc(100vh - 320px), 640px)"
+#: Width (px) of the assistant from which question/answer/evidence sit beside the graph (the issue asks for
+#: side by side at >= 1200 px wide and stacked below).
+SIDE_BY_SIDE_PX = 1200
+#: CSS height of the answer graph's drawing side by side: the window's height less what sits above it (page
+#: header, tabs, the panel's toolbar and legend: the drawing starts ~190 px down at 1400x900) and the legend
+#: below it, between 440 and 680 px (600 px at 1400x900). The page script fits the graph at the legible zoom
+#: floor in this box.
+GRAPH_CSS_HEIGHT = "clamp(440px, calc(100vh - 300px), 680px)"
+#: The same, stacked (below :data:`SIDE_BY_SIDE_PX`): the panel comes right after the question bar, so the
+#: drawing starts ~440 px down at 1000x700; 420 px there, 360 px at the least.
+GRAPH_CSS_HEIGHT_STACKED = "clamp(360px, calc(100vh - 280px), 560px)"
+#: CSS of the answer box and the evidence list side by side: both scroll inside the left column so that the
+#: question, the answer and the first evidence cards are on the first screen at 1400x900 (answer <= 270 px,
+#: evidence list <= 250 px there).
+ANSWER_CSS_MAX = "calc(45vh - 135px)"
+PASSAGES_CSS_MAX = "calc(55vh - 245px)"
 #: CSS class of a highlighted passage card (the browser test looks for it).
 CARD_HIGHLIGHT = "engram-highlight"
 #: Style sheet of the workbench widgets (HTML widgets cannot carry a stylesheet of their own).
+#: Stacked (narrow): the question bar, the graph, the answer, the evidence, history, agents, in that order
+#: (the left/right columns are ``display: contents`` and ``order`` sorts their children). Side by side: the
+#: left column holds question, answer and evidence (answer and evidence lists scroll in bounded boxes), the
+#: right column the graph.
 CSS = """<style>
 .engram-assistant { container-type: inline-size; }
-.engram-body { display: grid !important; grid-template-columns: 1fr; gap: 10px; width: 100%; }
-@container (min-width: SIDE_PXpx) {
-  .engram-body { grid-template-columns: minmax(360px, 36%) 1fr; }
-  .engram-answer-box { max-height: calc(100vh - 480px) !important; min-height: 200px; }
-  .engram-evidence .engram-passages { max-height: calc(100vh - 640px) !important; min-height: 180px; }
-}
-.engram-answer-box { max-height: 210px; overflow: auto; }
-/* the answer graph: taller where the first screen allows (ends on it at 1400x900), never below 440 px */
-.engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT !important; }
+/* ipywidgets' HTML widgets use the 28 px control height as line height: text reads (and packs) better at 1.4 */
+.engram-assistant .widget-html-content { line-height: 1.4; }
+.engram-answer ul { margin: 4px 0; padding-left: 20px; } .engram-answer p { margin: 4px 0; }
+.engram-body { display: flex !important; flex-direction: column; gap: 8px; width: 100%; }
+.engram-body > .engram-left, .engram-body > .engram-right { display: contents !important; }
+.engram-chat { order: 1; } .engram-graph-panel { order: 2; } .engram-answer-box { order: 3; }
+.engram-evidence { order: 4; } .engram-history-row { order: 5; } .engram-agents-box { order: 6; }
+.engram-answer-box { max-height: 260px; overflow: auto; flex: 0 0 auto; }
+.engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT_STACKED !important; }
 .engram-evidence .engram-passages { max-height: 520px; overflow: auto; }
+@container (min-width: SIDE_PXpx) {
+  .engram-body { display: grid !important; grid-template-columns: minmax(420px, 38%) minmax(0, 1fr);
+                 align-items: start; column-gap: 16px; }
+  .engram-body > .engram-left, .engram-body > .engram-right { display: flex !important; flex-direction: column;
+                                                              gap: 6px; min-width: 0; }
+  .engram-answer-box { max-height: ANSWER_CSS_MAX !important; min-height: 120px; }
+  .engram-evidence .engram-passages { max-height: PASSAGES_CSS_MAX !important; min-height: 170px; }
+  .engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT !important; }
+}
 .engram-card { border: 1px solid #ddd; border-radius: 6px; padding: 4px 8px; margin: 3px 0; background: #fff; }
 .engram-card.engram-highlight { border: 2px solid #00c853; background: #e8f5e9; }
 .engram-badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; color: #fff; }
@@ -92,7 +116,9 @@ a.engram-ext { text-decoration: none; margin-left: 2px; }
 .engram-kind-toggle { font-size: 12px !important; }
 .engram-kind-toggle.engram-kind-off { background: #eeeeee !important; color: #777777 !important; }
 KIND_RULES
-</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX)).replace("GRAPH_CSS_HEIGHT", GRAPH_CSS_HEIGHT).replace("KIND_RULES", "\n".join(
+</style>""".replace("SIDE_PX", str(SIDE_BY_SIDE_PX)).replace("GRAPH_CSS_HEIGHT_STACKED", GRAPH_CSS_HEIGHT_STACKED).replace(
+    "GRAPH_CSS_HEIGHT", GRAPH_CSS_HEIGHT).replace("ANSWER_CSS_MAX", ANSWER_CSS_MAX).replace(
+    "PASSAGES_CSS_MAX", PASSAGES_CSS_MAX).replace("KIND_RULES", "\n".join(
     f".engram-kind-toggle.engram-kind-{re.sub('[^a-z]+', '-', kind.lower())} {{ background: {color} !important; "
     f"color: {KIND_TEXT_COLORS.get(kind, '#ffffff')} !important; }}" for kind, color in KIND_COLORS.items()))
 
@@ -309,9 +335,10 @@ class GraphPanel:
         self.kinds = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
         self.kinds.add_class("engram-kind-legend")
         self.area = widgets.Box(layout=widgets.Layout(width="100%"))
-        toolbar = widgets.HBox([self.fit, self.zoom_out, self.zoom_in, self.wheel, self.more, self.focus_button],
-                               layout=widgets.Layout(flex_flow="row wrap"))
-        self.widget = widgets.VBox([widgets.HTML("<b>Knowledge graph</b>"), self.info, toolbar, self.kinds,
+        title = widgets.HTML("<b>Knowledge graph</b>", layout=widgets.Layout(margin="0 8px 0 0"))
+        toolbar = widgets.HBox([title, self.fit, self.zoom_out, self.zoom_in, self.wheel, self.more, self.focus_button],
+                               layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+        self.widget = widgets.VBox([toolbar, self.info, self.kinds,
                                     self.area, widgets.HTML(legend_html([]))])
         self.widget.add_class("engram-graph-panel")
 
@@ -515,8 +542,9 @@ class ChatPanel:
         self.entities = widgets.HTML("")  # kept for callers; the interpretation panel shows the chips
         self.answer = widgets.HTML("")
         self.answer.add_class("engram-answer")
-        answer_box = widgets.Box([self.answer])
-        answer_box.add_class("engram-answer-box")
+        #: the answer in a box that scrolls (bounded height: the graph and evidence stay on the first screen)
+        self.answer_box = widgets.Box([self.answer])
+        self.answer_box.add_class("engram-answer-box")
         self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
                                         layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"))
         # flex "0 0 auto": the buttons keep their full labels beside the (shrinking) history list
@@ -529,18 +557,22 @@ class ChatPanel:
         self.exported = widgets.HTML("")
         self.exported.add_class("engram-downloads")
         self.interpretation: widgets.Widget = widgets.HTML("")
-        self.widget = widgets.VBox([
+        #: the question bar: question, Ask and source, step-by-step status, how the question was read
+        self.question_bar = widgets.VBox([
             self.question, widgets.HBox([self.ask, self.source], layout=widgets.Layout(flex_flow="row wrap")),
-            self.status, self.interpretation, answer_box,
-            widgets.HBox([self.history, self.new, self.export]), self.exported,
-        ])
-        self.widget.add_class("engram-chat")
+            self.status, self.interpretation])
+        self.question_bar.add_class("engram-chat")
+        #: conversation history and downloads
+        self.history_row = widgets.VBox([widgets.HBox([self.history, self.new, self.export]), self.exported])
+        self.history_row.add_class("engram-history-row")
+        #: all of it in one column (a notebook cell); the assistant places the three parts itself
+        self.widget = widgets.VBox([self.question_bar, self.answer_box, self.history_row])
 
     def set_interpretation(self, panel: widgets.Widget) -> None:
         self.interpretation = panel
-        children = list(self.widget.children)
+        children = list(self.question_bar.children)
         children[3] = panel
-        self.widget.children = children
+        self.question_bar.children = children
 
 
 class Steps:
@@ -734,8 +766,14 @@ class ResearchAssistant:
         agents = widgets.Accordion([self.agents.widget])
         agents.set_title(0, "Agents and evidence desk")
         agents.selected_index = None
-        left = widgets.VBox([self.chat.widget, agents], layout=widgets.Layout(min_width="0"))
-        right = widgets.VBox([self.graph_panel.widget, self.evidence.widget], layout=widgets.Layout(min_width="0"))
+        agents.add_class("engram-agents-box")
+        # side by side: question, answer and evidence left, the graph right; stacked: question bar, graph,
+        # answer, evidence (CSS ``order``, see :data:`CSS`)
+        left = widgets.VBox([self.chat.question_bar, self.chat.answer_box, self.evidence.widget,
+                             self.chat.history_row, agents], layout=widgets.Layout(min_width="0"))
+        left.add_class("engram-left")
+        right = widgets.VBox([self.graph_panel.widget], layout=widgets.Layout(min_width="0"))
+        right.add_class("engram-right")
         body = widgets.Box([left, right])
         body.add_class("engram-body")
         self.widget = widgets.VBox([widgets.HTML(CSS), body])

@@ -68,8 +68,10 @@ def cytoscape_style() -> list[dict[str, Any]]:
             "width": "mapData(heat, 0, 1, 16, 34)", "height": "mapData(heat, 0, 1, 16, 34)",
             "text-max-width": "120px", "text-wrap": "wrap"}},
         {"selector": "node[!heat_color]", "style": {"border-color": "#cccccc", "width": 22, "height": 22}},
+        # seeds drawn above the others (their label is not hidden under a neighbour in a dense cluster)
         {"selector": "node.seed", "style": {"border-color": "#111111", "border-width": 5, "border-style": "double",
-                                            "font-weight": "bold", "width": 36, "height": 36}},
+                                            "font-weight": "bold", "width": 36, "height": 36, "z-index": 20,
+                                            "text-background-opacity": 0.9}},
         {"selector": "edge", "style": {
             "label": "", "font-size": f"{EDGE_FONT_PX}px", "curve-style": "bezier", "width": 1.4,
             "text-rotation": "autorotate", "color": "#444444", "text-background-color": "#ffffff",

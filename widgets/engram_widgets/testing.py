@@ -186,6 +186,22 @@ class DashboardDriver:
                   labelled_edges: labelled.length, inside: inside};
         }""", ".engram-graph-panel")
 
+    #: Parts of the assistant :meth:`boxes` measures (name -> CSS selector).
+    BOXES: dict[str, str] = {"chat": ".engram-chat", "panel": ".engram-graph-panel", "answer": ".engram-answer-box",
+                             "evidence": ".engram-evidence", "card0": ".engram-card-0", "history": ".engram-history-row"}
+
+    def boxes(self) -> dict[str, dict[str, float]]:
+        """Page boxes (px from the page's top-left, i.e. as on the first screen when the page is not scrolled:
+        ``left, top, right, bottom, width, height``) of the assistant's parts in :attr:`BOXES` that are drawn."""
+        return self.page.evaluate("""(parts) => { const out = {};
+            for (const [name, sel] of Object.entries(parts)) {
+              const el = document.querySelector(sel); if (!el) { continue; }
+              const r = el.getBoundingClientRect();
+              if (!r.width && !r.height) { continue; }
+              out[name] = {left: r.left + scrollX, top: r.top + scrollY, right: r.right + scrollX,
+                           bottom: r.bottom + scrollY, width: r.width, height: r.height}; }
+            return out; }""", self.BOXES)
+
     def citations(self) -> list[dict[str, str]]:
         """The answer's citation links: label, target card class, outside address (``""`` when none)."""
         return self.page.evaluate("""() => Array.from(document.querySelectorAll('.engram-answer a.engram-cite')).map(a => {
