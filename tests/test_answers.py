@@ -175,6 +175,19 @@ def test_unknown_intent_falls_back_and_says_so(graph_ws):
     assert result.outcome == "unsupported" and "not recognised offline" in result.notes[0]
 
 
+def test_unread_relation_with_no_entity_promises_no_graph_facts(graph_ws):
+    """An off-topic question's answer said 'the graph facts below are the edges nearest the question's
+    entities' above no facts and no entities (newcomer run)."""
+    from engram_kit.answering.facts import GraphFacts
+
+    facts = GraphFacts(graph_ws.store)
+    none = facts.answer("What is the best recipe for sourdough bread?", [])
+    assert none.notes and "no graph facts are shown" in none.notes[0] and "nearest" not in none.notes[0]
+    some = facts.answer("What is the mechanism of action of metformin?",
+                        [("metformin", "Compound", METFORMIN, "Metformin")])
+    assert not some.notes or "nearest the question's entities" in some.notes[0]
+
+
 def test_kind_words():
     assert kind_words("SideEffect") == "side effects" and kind_words("Compound", 1) == "compound"
     assert kind_words("PharmacologicClass") == "pharmacologic classes"
@@ -228,6 +241,31 @@ def test_literature_sentences_are_whole_focused_deduplicated_and_cite_their_page
     texts = [c.text for c in answer.claims]
     assert texts.count(shared) == 1 and len(texts) == 1  # once; p3 holds only boilerplate and a clipped fragment
     assert answer.claims[0].citations[0].ref == "p2" and answer.claims[0].citations[0].label == "doc1, p. 2"
+
+
+def test_findings_before_aims_and_methods_and_off_topic_results_cite_no_sentence():
+    """A newcomer's bullets quoted how studies were run; PubMedQA showed 69% of cited sentences were the
+    background or aim, which restates the question (benchmarks/results/answer_sentences.md)."""
+    import dataclasses
+
+    from engram_kit.answering import ExtractiveComposer
+    from engram_kit.answering.extractive import is_methods_sentence
+
+    assert is_methods_sentence("Patients were randomised to metformin or placebo for 12 weeks.")
+    assert is_methods_sentence("We enrolled 120 patients with type 2 diabetes from two clinics.")
+    assert is_methods_sentence("To assess whether metformin lowers weight, 40 adults were followed.")
+    assert is_methods_sentence("This study aimed to determine whether metformin reduces mortality.")
+    assert not is_methods_sentence("We found that metformin reduced body weight in obese adults.")
+    assert not is_methods_sentence("Metformin use was associated with lower mortality in heart failure.")
+    aim = "This study aimed to determine whether metformin reduces mortality in patients with heart failure."
+    finding = "Metformin use was associated with lower mortality in patients with heart failure."
+    hits = [_hit(1, "p1", f"{aim} {finding}", pmid="1")]
+    result = _result("Does metformin reduce mortality in patients with heart failure?", hits)
+    composer = ExtractiveComposer(_BagOfWords())
+    assert [c.text for c in composer.compose(result).claims] == [finding]
+    off_topic = dataclasses.replace(result, on_topic=False, fallback="Low relevance: ...")
+    answer = composer.compose(off_topic)
+    assert answer.claims == [] and answer.notes == ["Low relevance: ..."]
 
 
 def test_kind_words_plurals():

@@ -7,7 +7,11 @@ boilerplate sentences are filtered out (:func:`is_boilerplate`; passages of a me
 are skipped). A sentence scores its cosine similarity to the question (same embedder as retrieval), plus
 0.1 per question entity or evidence-path entity it names, plus :data:`RELATION_BONUS` when it words the
 relation the question asks about and :data:`KIND_BONUS` when it names the asked kind
-(:mod:`engram_kit.answering.intent`). The best sentence of each passage becomes a claim citing that
+(:mod:`engram_kit.answering.intent`), minus :data:`METHODS_PENALTY` when it says how a study was run rather
+than what it found (:func:`is_methods_sentence`), plus :data:`FINDING_BONUS` when it reports a finding
+(:data:`FINDING_CUE`). An off-topic result (``RetrievalResult.on_topic`` False:
+the best passage is below ``Settings.min_relevance``) gives no literature claims: its passages are only the
+least unrelated ones, and citing them would contradict the note that says so. The best sentence of each passage becomes a claim citing that
 passage, in retrieval order; a sentence already used (overlapping chunks repeat text) is not repeated, and
 of two chunks holding it the one with the narrower page range is cited (``p. 2``, not ``pp. 1-2``).
 
@@ -74,6 +78,44 @@ BOILERPLATE = re.compile(
     r"|©|\ball rights reserved\b|\bpublished by elsevier\b|\bthis article is protected\b"
     r"|\bwe searched\b|\bdatabases? (were|was) searched\b|\bcochrane\b.*\bregister\b",
     re.IGNORECASE)
+#: Sentences that say how a study was run rather than what it found, in an unlabelled abstract: the authors
+#: doing a study step ("We enrolled ...", "Patients were randomised ..."), a study-design opener ("A total of
+#: ...", "In this study ...", "This review describes ..."), or an aim ("... aimed to ...", "To assess ...").
+#: Such a sentence loses :data:`METHODS_PENALTY`; a finding cue ("... suggest", "... was associated with")
+#: cancels it, as in "We found that ...". Wording from the structured-abstract conventions (ICMJE/CONSORT
+#: section roles), not fitted to a question set; measured in benchmarks/results/answer_sentences.md.
+METHODS_CUE = re.compile(
+    r"^\W*(we|the authors|investigators)\s+(\w+ly\s+)?(recruited|enrolled|performed|conducted|searched|collected"
+    r"|analy[sz]ed|used|measured|examined|investigated|evaluated|assessed|studied|reviewed|designed|compared"
+    r"|retrospectively|prospectively|identified|included|obtained|administered|randomi[sz]ed|surveyed|interviewed"
+    r"|aimed|sought|hypothesi[sz]ed|tested|developed|describe|report)\b"
+    r"|\b(were|was)\s+(\w+ly\s+)?(randomi[sz]ed|enrolled|recruited|allocated|assigned|included|collected|obtained"
+    r"|divided|selected|interviewed|surveyed|followed up|reviewed|retrospectively|prospectively|administered"
+    r"|measured|assessed|evaluated|recorded|analy[sz]ed|performed|conducted|identified|studied)\b"
+    r"|^\W*(a total of|in this (\w+ )?(study|review|paper|article|trial|work)|this (\w+ )?(study|review|paper"
+    r"|article|trial|work) (aims?|aimed|describes?|reports?|presents?|reviews?|investigates?|examines?|evaluates?)"
+    r"|to (assess|evaluate|determine|investigate|examine|compare|test|explore|identify|characteri[sz]e)\b"
+    r"|the (aim|objective|purpose|goal) of)"
+    r"|\b(aimed|sought) to\b",
+    re.IGNORECASE)
+FINDING_CUE = re.compile(
+    r"\b(suggest(s|ed)?|indicat(e|es|ed)|demonstrat(e|es|ed)|reveal(s|ed)?|conclud(e|ed)|found that|show(s|ed|n)? that"
+    r"|was (significantly |positively |negatively |strongly |inversely )?(associated|correlated)|were (significantly "
+    r")?(associated|correlated)|significantly|resulted in|led to)\b",
+    re.IGNORECASE)
+METHODS_PENALTY = 0.15
+#: Score bonus of a sentence that reports a finding (:data:`FINDING_CUE`): a question is answered by what a
+#: study found, and its background or aim sentence, which restates the question, is otherwise the closest.
+FINDING_BONUS = 0.1
+
+
+def is_methods_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` reports how a study was run and not what it found (:data:`METHODS_CUE` without a
+    :data:`FINDING_CUE`): ``"Patients were randomised to two arms."`` is, ``"We found that X reduced Y."`` is
+    not."""
+    return METHODS_CUE.search(sentence) is not None and FINDING_CUE.search(sentence) is None
+
+
 #: Sections whose passages never give literature claims (methods, references, declarations).
 SKIPPED_SECTIONS = re.compile(r"method|reference|bibliograph|acknowledg|funding|author|affiliation|declaration"
                               r"|conflict|competing|supplement|abbreviation", re.IGNORECASE)
@@ -177,7 +219,7 @@ class ExtractiveComposer:
                 edge_claims = facts.claims  # the asked relation (possibly none: then the note says so)
         if intent is None:
             intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors])
-        claims = self._sentence_claims(result, intent)
+        claims = self._sentence_claims(result, intent) if result.on_topic else []
         claims += self._edge_claims(result) if edge_claims is None else edge_claims
         return Answer(result.question, claims, self.mode, result, notes)
 
@@ -209,6 +251,8 @@ class ExtractiveComposer:
             bonus = 0.1 * sum(1 for n in names | path_names if n and n in lowered)
             bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in relation)
             bonus += KIND_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in kind)
+            bonus -= METHODS_PENALTY * is_methods_sentence(sentence)
+            bonus += FINDING_BONUS * (FINDING_CUE.search(sentence) is not None)
             score = float(sim) + bonus
             if i not in best or score > best[i][0]:
                 best[i] = (score, sentence)

@@ -106,8 +106,10 @@ class GraphFacts:
         anchors = anchors + self.same_name_readings(anchors)
         intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
         if not intent.known or not intent.hops or not intent.anchor_label:
-            note = (f"Relation not recognised ({intent.explanation}); the graph facts below are the edges "
-                    "nearest the question's entities.") if not intent.known else ""
+            # with no entity there are no edges near it to show: say only that the relation was not read
+            nearest = "the graph facts below are the edges nearest the question's entities" if anchors else \
+                "no graph facts are shown"
+            note = f"Relation not recognised ({intent.explanation}); {nearest}." if not intent.known else ""
             return FactsResult(intent, notes=[note] if note else [])
         anchor = next(a for a in anchors if a[1] == intent.anchor_label)
         _, _, anchor_id, anchor_name = anchor

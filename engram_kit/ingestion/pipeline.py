@@ -94,7 +94,8 @@ class IngestReport:
     def __str__(self) -> str:
         rate = self.ingested / self.seconds if self.seconds else 0.0
         return (f"read {self.read}, ingested {self.ingested}, unchanged {self.unchanged}, failed {self.failed}; "
-                f"{self.passages} passages, {self.mentions} mentions ({self.linked_mentions} linked) "
+                # occurrences in text: `engram info` counts MENTIONS edges (distinct phrase per passage), fewer
+                f"{self.passages} passages, {self.mentions} mention occurrences ({self.linked_mentions} linked) "
                 f"in {self.seconds:.1f} s ({rate:.1f} docs/s)"
                 + (f"; {len(self.duplicates)} PMIDs listed more than once (ingested once)" if self.duplicates else "")
                 + (f"; {len(self.skipped)} invalid records skipped" if self.skipped else ""))

@@ -1,0 +1,171 @@
+"""Which sentence of an abstract does the extractive composer cite? Measured on PubMedQA's labelled abstracts.
+
+PubMedQA (Jin et al., EMNLP 2019; ``../shared/data/qa/pubmedqa/ori_pqal.json``, 1,000 expert-labelled
+questions, MIT licence) gives each question's abstract as its structured parts with their labels
+(BACKGROUND, METHODS, RESULTS, ...) and withholds the conclusion as the long answer. Each abstract is joined
+into one unlabelled passage, as most PubMed abstracts reach the product, and the composer
+(:class:`engram_kit.answering.ExtractiveComposer`, offline, the retrieval embedder) picks its sentence for
+the question. The table counts which labelled part the cited sentence came from: a researcher wants a
+finding (RESULTS), not how the study was run (METHODS, DESIGN, SETTING, PATIENTS, ...). A second column
+gives the token-overlap F1 of the cited sentence with the withheld conclusion.
+
+Usage: ``python benchmarks/answer_sentences.py [--limit N] [--shared-data DIR]``; prints a Markdown table
+and writes it to ``benchmarks/results/answer_sentences.md``. Skips (exit 0 with a message) without the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from collections.abc import Sequence
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: PubMedQA part labels grouped by what they report (labels not listed count as "other").
+GROUPS: dict[str, str] = {
+    "RESULTS": "results", "FINDINGS": "results", "MEASUREMENTS AND RESULTS": "results", "MAIN RESULTS": "results",
+    "BACKGROUND": "background", "INTRODUCTION": "background", "CONTEXT": "background", "OBJECTIVE": "background",
+    "OBJECTIVES": "background", "PURPOSE": "background", "AIM": "background", "AIMS": "background",
+    "METHODS": "methods", "METHOD": "methods", "MATERIALS AND METHODS": "methods", "DESIGN": "methods",
+    "SETTING": "methods", "STUDY DESIGN": "methods", "PATIENTS": "methods", "PATIENTS AND METHODS": "methods",
+    "MAIN OUTCOME MEASURES": "methods", "PARTICIPANTS": "methods", "INTERVENTIONS": "methods",
+    "SUBJECTS": "methods", "DESIGN, SETTING, AND PARTICIPANTS": "methods", "METHODOLOGY": "methods",
+    "INTERVENTION": "methods", "MEASUREMENTS": "methods", "SUBJECTS AND METHODS": "methods",
+}
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def token_f1(a: str, b: str) -> float:
+    """Token-overlap F1 (SQuAD style) of two texts, in [0, 1]."""
+    ta, tb = Counter(_tokens(a)), Counter(_tokens(b))
+    common = sum((ta & tb).values())
+    if not common:
+        return 0.0
+    p, r = common / sum(ta.values()), common / sum(tb.values())
+    return 2 * p * r / (p + r)
+
+
+class _Memo:
+    """The default embedder with a per-text cache, so the variants share one encoding of each sentence."""
+
+    def __init__(self) -> None:
+        from engram_kit.embeddings import default_embedder
+
+        self.inner = default_embedder()
+        self.cache: dict[str, Any] = {}
+
+    def dimension(self) -> int:
+        return self.inner.dimension()
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, progress: bool = False) -> Any:
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for text, vector in zip(missing, self.inner.encode(missing, batch_size=batch_size)):
+                self.cache[text] = vector
+        return np.stack([self.cache[t] for t in texts])
+
+
+def run(shared: Path, limit: int | None) -> str:
+    """Run the study and return the Markdown report (see module docstring)."""
+    import engram_kit.answering.extractive as extractive
+
+    data = json.loads((shared / "qa" / "pubmedqa" / "ori_pqal.json").read_text())
+    items = sorted(data.items())[:limit] if limit else sorted(data.items())
+    embedder = _Memo()
+    penalty, bonus = extractive.METHODS_PENALTY, extractive.FINDING_BONUS
+    variants = ((f"product (methods penalty {penalty:.2f}, finding bonus {bonus:.2f})", penalty, bonus),
+                ("cosine + entity bonuses only (before)", 0.0, 0.0),
+                (f"methods penalty {penalty:.2f} only", penalty, 0.0),
+                (f"finding bonus {bonus:.2f} only", 0.0, bonus),
+                (f"finding bonus {2 * bonus:.2f}", penalty, 2 * bonus))
+    rows = []
+    started = time.perf_counter()
+    for name, p_value, b_value in variants:
+        extractive.METHODS_PENALTY, extractive.FINDING_BONUS = p_value, b_value
+        try:
+            rows.append((name, *_picks(items, embedder)))
+        finally:
+            extractive.METHODS_PENALTY, extractive.FINDING_BONUS = penalty, bonus
+    elapsed = time.perf_counter() - started
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=10", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "engram_kit"],
+                           capture_output=True, text=True).stdout.strip()
+    groups = ("results", "background", "methods", "other", "spans parts", "no claim")
+    lines = [
+        "# Extractive answers: which part of an abstract the cited sentence comes from (PubMedQA)",
+        "",
+        f"- Commit: `{commit}`{' (engram_kit has uncommitted changes)' if dirty else ''}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f}",
+        f"- {len(items)} PubMedQA labelled questions, one unlabelled abstract each; {elapsed:.0f} s. Method: "
+        "`benchmarks/answer_sentences.py` docstring. 'background' includes OBJECTIVE/PURPOSE/AIM parts.",
+        "",
+        "| composer | " + " | ".join(groups) + " | token F1 with the conclusion |",
+        "|---|" + "---:|" * (len(groups) + 1),
+    ]
+    for name, picks, f1 in rows:
+        total = max(sum(picks.values()), 1)
+        lines.append(f"| {name} | " + " | ".join(f"{picks[g] / total:.3f}" for g in groups) + f" | {f1:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _picks(items: list[tuple[str, Any]], embedder: _Memo) -> tuple[Counter[str], float]:
+    """Where each question's cited sentence comes from, and the mean token F1 with the conclusion."""
+    import pandas as pd
+
+    from engram_kit.answering import ExtractiveComposer
+    from engram_kit.retrieval.results import PassageHit, RetrievalResult
+
+    composer = ExtractiveComposer(embedder, max_passages=1, max_edges=0)
+    picks: Counter[str] = Counter()
+    f1s: list[float] = []
+    for pmid, item in items:
+        parts = [" ".join(str(c).split()) for c in item["CONTEXTS"]]
+        text = " ".join(parts)
+        hit = PassageHit(1, f"p{pmid}", f"PMID:{pmid}", "pubmed", pmid, "t", None, "", None, None, text,
+                         1.0, 1.0, 1.0, 1.0, 1.0)
+        answer = composer.compose(RetrievalResult(item["QUESTION"], "all", 0.4, 0.5, [], [hit], pd.DataFrame(),
+                                                  pd.DataFrame(), 0.0, 0))
+        if not answer.claims:
+            picks["no claim"] += 1
+            continue
+        sentence = answer.claims[0].text
+        where = next((label for part, label in zip(parts, item["LABELS"]) if sentence in part), None)
+        picks[GROUPS.get(str(where).upper(), "other") if where else "spans parts"] += 1
+        f1s.append(token_f1(sentence, item["LONG_ANSWER"]))
+    return picks, sum(f1s) / max(len(f1s), 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared-data", type=Path,
+                        default=Path(os.environ.get("ENGRAM_SHARED_DATA", ROOT.parent / "shared" / "data")))
+    parser.add_argument("--limit", type=int, default=None, help="first N questions (by PMID)")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "answer_sentences.md")
+    args = parser.parse_args(argv)
+    if not (args.shared_data / "qa" / "pubmedqa" / "ori_pqal.json").is_file():
+        print(f"skipped: PubMedQA not found under {args.shared_data} (pass --shared-data)")
+        return 0
+    report = run(args.shared_data, args.limit)
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
