@@ -441,14 +441,16 @@ class InterpretationPanel:
         params = _retrieve_parameters(workspace)
         self.can_exclude = "exclude" in params
         self.pin_parameter = "seeds" if "seeds" in params else "extra_seeds" if "extra_seeds" in params else ""
-        self.chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.chips = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap", flex="0 1 auto"))
         self.chips.add_class("engram-seeds")
         self.notes = widgets.HTML("")
         self.search = widgets.Combobox(placeholder="search the graph for… (pin the right node)", ensure_option=False,
-                                       layout=widgets.Layout(width="100%"))
+                                       layout=widgets.Layout(width="auto", flex="1 1 240px", min_width="200px"))
         self.search.add_class("engram-seed-search")
         self.search.observe(self._on_type, names="value")
-        self.widget = widgets.VBox([self.chips, self.notes, self.search])
+        # chips and the search box share a row when it is wide enough (the question bar stays short)
+        self.widget = widgets.VBox([widgets.HBox([self.chips, self.search], layout=widgets.Layout(
+            flex_flow="row wrap", align_items="center")), self.notes])
         self.widget.add_class("engram-interpretation")
 
     def reset(self) -> None:
