@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     timing_rows: list[tuple[str, str, float, float]] = []
     graph_rows: list[tuple[int, str, str, dict]] = []
-    with VoilaServer(args.workspace, dashboard_notebook(), log_path=RESULTS / "dashboard-voila.log") as server, \
+    with VoilaServer(args.workspace, dashboard_notebook(), log_path=Path(tempfile.gettempdir()) / "engram-dashboard-voila.log") as server, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
                                     timeout=600_000)
