@@ -271,11 +271,32 @@ def test_ner_requested_but_absent_is_a_clear_error(lexicon, extractor):
 
 
 def test_ner_auto_skips_silently_when_absent(lexicon, extractor):
+    from engram_kit.extraction.ner import BUNDLED_NER
+
     auto = EntityExtractor(lexicon, ner="auto", gazetteer=extractor.gazetteer)
-    if not ner_model_available("en_ner_bc5cdr_md"):
-        assert auto.ner_model is None
+    if not ner_model_available("en_ner_bc5cdr_md"):  # then the bundled model when present, else nothing
+        assert auto.ner_model == (BUNDLED_NER if ner_model_available(BUNDLED_NER) else None)
     with pytest.raises(DataError):
         EntityExtractor(lexicon, ner="", gazetteer=extractor.gazetteer)
+
+
+def test_bundled_bc5cdr_ner_adds_typed_spans(lexicon, extractor):
+    """The bundled BC5CDR tagger (data/models/bc5cdr-ner): chemical and disease spans the dictionary does not
+    hold come in as typed NER mentions; with ner_first its span replaces an overlapping dictionary match."""
+    from engram_kit.extraction.ner import BUNDLED_NER, load_ner
+
+    if not ner_model_available(BUNDLED_NER):
+        pytest.skip("bundled NER folder not built")
+    tagger = load_ner(BUNDLED_NER)
+    assert tagger is not None
+    text = "Naloxone reverses the antihypertensive effect of clonidine and cisplatin-induced nephrotoxicity."
+    spans = {text[s:e]: label for s, e, label in tagger.spans(text)}
+    assert spans["Naloxone"] == "Chemical" and spans["clonidine"] == "Chemical"
+    assert spans["nephrotoxicity"] == "Disease"
+    with_ner = EntityExtractor(lexicon, ner=BUNDLED_NER, gazetteer=extractor.gazetteer)
+    plain = {(m.start, m.end) for m in extractor.extract(text)}
+    added = [m for m in with_ner.extract(text) if m.method == "ner"]
+    assert all((m.start, m.end) not in plain and m.label in ("Chemical", "Disease") for m in added)
 
 
 # ------------------------------------------------------------------------- issue 7: NER quality bug fixes

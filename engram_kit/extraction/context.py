@@ -37,7 +37,12 @@ import re
 #: Values of :func:`text_zone`; only ``"prose"`` mentions are linked.
 ZONES: tuple[str, ...] = ("prose", "author", "affiliation", "reference", "table")
 #: Values of :func:`context_cues`.
-CUES: tuple[str, ...] = ("adverse", "gene", "drug", "biomedical")
+CUES: tuple[str, ...] = ("adverse", "gene", "drug", "biomedical", "setting")
+#: Document-level cue set by :meth:`EntityExtractor.extract_many` (``same_document=True``): most occurrences
+#: of this surface in the document classify a setting noun ("trauma patients", "trauma surgery"), so the
+#: document uses the word for a kind of patient or service throughout (one sense per discourse: Gale, Church &
+#: Yarowsky, "One sense per discourse", HLT 1992) and its Side Effect reading is refused everywhere in it.
+SETTING_CUE = "setting"
 #: Cues looked for in the whole text as well as in the sentence.
 TEXT_WIDE_CUES: frozenset[str] = frozenset({"gene", "drug"})
 
@@ -87,7 +92,9 @@ _BIOMEDICAL = re.compile(
     r"cortex|cortical|mice|mouse|rats?|animals?|tissues?|genes?|proteins?|blood|plasma|serum|cognitive|"
     r"cognition|impairment|deficits?|dementia|memory loss|synaptic|learning and memory|spatial|behavio(?:u)?ral|"
     r"physiolog\w*|patholog\w*|symptoms?|diagnos\w*|therap\w*|treatment|drugs?|infections?|immune|"
-    r"metabolic|metabolism|receptors?|hormones?|in vivo|in vitro|subjects|participants|children|adults)\b",
+    r"metabolic|metabolism|receptors?|hormones?|in vivo|in vitro|subjects|participants|children|adults|"
+    r"ELISA|immunoassays?|supernatants?|cytokines?|interleukins?|intracerebroventricular\w*|depressive|"
+    r"antidepressant\w*|anxiolytic\w*)\b",
     re.IGNORECASE)
 
 

@@ -20,7 +20,9 @@ Merge order (each later step only adds what does not overlap what is kept):
    ``cis-``, ``trans-``, ``5-``, ``2,4-``; :data:`CHEMICAL_PREFIX`) is extended over it: "d-penicillamine",
    "(-)-nicotine" (the BC5CDR and IUPAC convention: the prefix is part of the name);
 4. NER spans (optional, ``method="ner"``, no candidates, ``label`` = the model's label: the resolver
-   links them).
+   links them). By default a NER span is added only where no earlier mention overlaps it; with
+   ``ner_first=True`` it replaces the mentions it overlaps unless one has exactly its span (the NER model
+   was trained on the corpus's span conventions, the gazetteer knows the candidates).
 
 Every mention then gets its sentence, the sentence's text zone and the context cues
 (:mod:`engram_kit.extraction.context`), which the resolver's :meth:`EntityResolver.link` uses.
@@ -39,7 +41,7 @@ from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.extraction.abbreviations import Abbreviation, AbbreviationFinder
-from engram_kit.extraction.context import TEXT_WIDE_CUES, context_cues, text_zone
+from engram_kit.extraction.context import SETTING_CUE, TEXT_WIDE_CUES, context_cues, text_zone
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
@@ -95,6 +97,8 @@ class EntityExtractor:
         otherwise. Any other string: the name of an installed scispaCy/spaCy NER model, required.
     gazetteer : Gazetteer, optional
         A prebuilt gazetteer over ``lexicon`` (about 1 s to build for all of Hetionet).
+    ner_first : bool
+        NER spans replace the dictionary mentions they overlap (see step 4 of the module docstring).
 
     Raises
     ------
@@ -117,6 +121,7 @@ class EntityExtractor:
         abbreviations: bool = True,
         ner: Literal["auto", "off"] | str = "off",
         gazetteer: Gazetteer | None = None,
+        ner_first: bool = False,
     ) -> None:
         if not isinstance(ner, str) or not ner.strip():
             raise DataError(f"ner={ner!r} is not valid: use 'off', 'auto' or an installed model name.")
@@ -124,6 +129,7 @@ class EntityExtractor:
         self.gazetteer = gazetteer if gazetteer is not None else Gazetteer(lexicon)
         self._abbreviations: AbbreviationFinder | None = AbbreviationFinder() if abbreviations else None
         self._ner: NerTagger | None = load_ner(ner.strip())
+        self.ner_first = ner_first
 
     @property
     def ner_model(self) -> str | None:
@@ -189,7 +195,7 @@ class EntityExtractor:
                      for short, d in definitions.items() if short not in defined
                      for m in re.finditer(rf"(?<![\w-]){re.escape(short)}(?![\w-])", text)]
             results.append(self._merge(text, gaz, sorted([*own, *extra], key=lambda a: a.start), ner))
-        return results
+        return with_setting_cue(results)
 
     # --------------------------------------------------------------------------------------- internals
     def _long_form_candidates(
@@ -245,10 +251,40 @@ class EntityExtractor:
                     if not any(_overlaps(m.start, m.end, s.start, s.end) for s in short_mentions)]
             kept.extend(short_mentions)
         for start, end, label in spans:
-            if not any(_overlaps(start, end, m.start, m.end) for m in kept):
+            overlapping = [m for m in kept if _overlaps(start, end, m.start, m.end)]
+            if self.ner_first and overlapping and not any(m.start == start and m.end == end for m in overlapping):
+                kept = [m for m in kept if m not in overlapping]
+                overlapping = []
+            if not overlapping:
                 kept.append(Mention(text[start:end], start, end, (), (), "ner", label=label))
         kept.sort(key=lambda m: (m.start, m.end))
         return with_context(text, kept)
+
+
+#: Occurrences of a surface that must classify a setting noun, and their least share among its occurrences,
+#: before the document-level ``setting`` cue is set (:data:`~engram_kit.extraction.context.SETTING_CUE`).
+SETTING_MIN_OCCURRENCES = 2
+SETTING_MIN_SHARE = 0.5
+
+
+def with_setting_cue(passages: list[list[Mention]]) -> list[list[Mention]]:
+    """Mentions of one document, with :data:`~engram_kit.extraction.context.SETTING_CUE` added to every
+    occurrence of a surface (case-insensitive) of which at least :data:`SETTING_MIN_OCCURRENCES` and at least
+    :data:`SETTING_MIN_SHARE` of all occurrences classify a setting noun ("trauma patients")."""
+    from engram_kit.resolution.policy import classifies_setting
+
+    total: dict[str, int] = {}
+    setting: dict[str, int] = {}
+    for mentions in passages:
+        for m in mentions:
+            key = m.text.casefold()
+            total[key] = total.get(key, 0) + 1
+            setting[key] = setting.get(key, 0) + classifies_setting(m)
+    marked = {k for k, n in setting.items() if n >= SETTING_MIN_OCCURRENCES and n >= SETTING_MIN_SHARE * total[k]}
+    if not marked:
+        return passages
+    return [[replace(m, cues=m.cues | {SETTING_CUE}) if m.text.casefold() in marked else m for m in mentions]
+            for mentions in passages]
 
 
 def with_context(text: str, mentions: list[Mention]) -> list[Mention]:

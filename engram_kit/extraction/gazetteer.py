@@ -151,6 +151,8 @@ def case_rule(entry: LexiconEntry) -> str | None:
     if entry.kind == "Gene" and single:
         if key in GENE_STOPLIST or key.replace(" ", "-") in GENE_STOPLIST:
             return None
+        if entry.source == "gene-name":  # "insulin": an everyday word, matched as one (the link policy decides)
+            return "word"
         if entry.source != "name":
             return None if surface.isalpha() and surface.islower() else "gene-synonym"
         return "gene"

@@ -14,6 +14,9 @@ Every entry says where its surface form comes from (``LexiconEntry.source``):
     NCBI Gene symbols and synonyms of human genes, as prepared for Hetionet by dhimmel/entrez-gene
     (``gene/symbols-human.tsv``; ``gene/synonyms-human.json`` when the TSV is absent). Only Entrez ids
     that are Hetionet Gene nodes are kept.
+``gene-name``
+    HGNC approved names that are one everyday word for the gene's product (:data:`GENE_PRODUCT_NAMES`:
+    "insulin" -> INS), linked only in a gene/protein context (issue 14).
 ``do-synonym``
     Disease Ontology names and synonyms (dhimmel/disease-ontology ``disease/term-names.tsv``), see the
     attachment rule below.
@@ -92,6 +95,7 @@ from engram_kit.extraction.variants import (
     greek_variants,
     number_variants,
     possessive_variants,
+    adjective_variants,
     protein_case_variants,
     spelling_variants,
     symbol_greek_variants,
@@ -102,7 +106,16 @@ log = logging.getLogger(__name__)
 #: Allowed values of :attr:`LexiconEntry.source`, from most to least authoritative. When the same surface
 #: form reaches the same node through several sources, the first one in this order is kept.
 SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "inn-usan",
-                            "lay-synonym", "synonym", "gene-synonym", "variant")
+                            "lay-synonym", "synonym", "gene-name", "gene-synonym", "variant")
+#: HGNC approved gene names that are one everyday word naming the gene's product (checked against
+#: https://www.genenames.org, approved name equal to the word): source ``gene-name``. They are read as the gene
+#: only with a gene word nearby (:data:`engram_kit.resolution.policy.GENE_ALIAS_SOURCES`): "insulin
+#: secretion" is INS, "received insulin" stays an unlinked Chemical term (Hetionet has no insulin compound).
+GENE_PRODUCT_NAMES: dict[str, str] = {
+    "insulin": "INS", "glucagon": "GCG", "leptin": "LEP", "prolactin": "PRL", "somatostatin": "SST",
+    "albumin": "ALB", "renin": "REN", "erythropoietin": "EPO", "transferrin": "TF", "haptoglobin": "HP",
+    "myoglobin": "MB", "clusterin": "CLU", "resistin": "RETN", "vitronectin": "VTN", "angiogenin": "ANG",
+}
 _SOURCE_RANK: dict[str, int] = {s: i for i, s in enumerate(SOURCES)}
 
 #: Columns a node table must have (``identifier`` is the part of ``id`` after ``::``).
@@ -232,6 +245,14 @@ def uninvert_mesh_name(name: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------ source readers
+def gene_name_entries(node_names: dict[str, tuple[str, str]]) -> list[RawEntry]:
+    """``gene-name`` entries of :data:`GENE_PRODUCT_NAMES` for the genes present in ``node_names``
+    (node id -> (name, kind); a Gene node's name is its symbol)."""
+    by_symbol = {name: node for node, (name, kind) in node_names.items() if kind == "Gene"}
+    return [(word, by_symbol[symbol], "Gene", "gene-name") for word, symbol in GENE_PRODUCT_NAMES.items()
+            if symbol in by_symbol]
+
+
 def gene_entries(synonyms_dir: Path, genes: dict[str, str]) -> list[RawEntry]:
     """Gene symbols and synonyms of the Hetionet genes.
 
@@ -459,7 +480,7 @@ def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:
     """Singular/plural and British/American variants (:mod:`~engram_kit.extraction.variants`) of entries.
 
     Spelling variants for every kind in :data:`VARIANT_KINDS`; number variants for disease-like kinds
-    (:data:`DISEASE_LIKE_KINDS`) only; Greek-letter and possessive variants for every kind; the protein-case
+    (:data:`DISEASE_LIKE_KINDS`) only, and noun/adjective vessel variants (``adjective_variants``) too; Greek-letter and possessive variants for every kind; the protein-case
     variant for genes only (gene entries are never inflected or re-spelled). Source ``variant``.
     """
     out: list[RawEntry] = []
@@ -474,6 +495,7 @@ def variant_entries(raw: Iterable[RawEntry]) -> list[RawEntry]:
             continue
         forms += spelling_variants(surface)
         if kind in DISEASE_LIKE_KINDS:
+            forms += adjective_variants(surface)
             forms += [n for f in [surface, *forms] for n in number_variants(f)]
         out.extend((form, node, kind, "variant") for form in forms)
     return out
@@ -661,6 +683,7 @@ class Lexicon:
                     compound_keys.setdefault(normalize_name(surface), set()).add(node)
             raw.extend(inn_usan_entries(synonyms_dir, compound_keys))
             raw.extend(lay_synonym_entries(synonyms_dir, node_names))
+        raw.extend(gene_name_entries(node_names))
         raw.extend(variant_entries(raw))
         raw = drop_disease_aliases(raw)
         vocabulary = index_vocabulary(read_typed_terms(synonyms_dir)) if synonyms_dir is not None else {}

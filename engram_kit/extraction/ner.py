@@ -1,4 +1,4 @@
-"""Optional named-entity recognition with a scispaCy model.
+"""Optional named-entity recognition: a registry of NER backends (scispaCy models, the bundled BC5CDR model).
 
 scispaCy's NER models (e.g. ``en_ner_bc5cdr_md``: chemicals and diseases, trained on BC5CDR; Neumann et
 al., "ScispaCy: Fast and Robust Models for Biomedical Natural Language Processing", BioNLP 2019, report
@@ -7,14 +7,19 @@ yourself if you want NER spans in addition to dictionary matches, e.g.::
 
     pip install https://s3-us-west-2.amazonaws.com/ai2-s2-scispacy/releases/v0.5.4/en_ner_bc5cdr_md-0.5.4.tar.gz
 
-engram-kit never downloads it. ``ner="auto"`` uses :data:`DEFAULT_NER_MODEL` when it is installed and
-silently skips NER otherwise; naming a model explicitly raises :class:`BackendUnavailableError` when absent.
+engram-kit never downloads it. Besides installed spaCy packages, :data:`NER_BACKENDS` holds registered
+backends (:func:`register_ner`); the one shipped is ``bc5cdr-cnn``, a small spaCy pipeline trained offline on
+the BC5CDR training split (``data/models/bc5cdr-ner``, built by ``data/models/build_bc5cdr_ner.py``; scores in
+``benchmarks/results/ner.md``). ``ner="auto"`` uses :data:`DEFAULT_NER_MODEL` when it is installed, else the
+bundled ``bc5cdr-cnn`` when its folder is present, else skips NER silently; naming a model or backend
+explicitly raises :class:`BackendUnavailableError` when it is absent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import spacy
 
@@ -31,8 +36,36 @@ _INSTALL_HINT = ("pip install https://s3-us-west-2.amazonaws.com/ai2-s2-scispacy
 Span = tuple[int, int, str]
 
 
+#: The bundled BC5CDR chemical/disease NER pipeline (spaCy folder; absent in a checkout that did not build it).
+BUNDLED_NER_DIR = Path(__file__).resolve().parents[2] / "data" / "models" / "bc5cdr-ner"
+#: Name of the bundled backend in :data:`NER_BACKENDS`.
+BUNDLED_NER = "bc5cdr-cnn"
+
+#: Registered NER backends: name -> (is it available?, factory). Extend with :func:`register_ner`.
+NER_BACKENDS: dict[str, tuple[Callable[[], bool], Callable[[], NerTagger]]] = {}
+
+
+def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable[[], NerTagger]], Callable[[], NerTagger]]:
+    """Decorator registering a NER backend factory under ``name`` (usable as ``EntityExtractor(ner=name)``).
+
+    Parameters
+    ----------
+    name : str
+        Backend name; must not collide with an installed spaCy package name you want to load directly.
+    available : callable
+        Returns whether the backend can be loaded here (files or packages present), without loading it.
+    """
+    def wrap(factory: Callable[[], NerTagger]) -> Callable[[], NerTagger]:
+        NER_BACKENDS[name] = (available, factory)
+        return factory
+    return wrap
+
+
 def ner_model_available(model: str = DEFAULT_NER_MODEL) -> bool:
-    """True if the spaCy model package ``model`` is installed (no import, no download)."""
+    """True if ``model`` is a registered backend that is available or an installed spaCy package (no
+    import, no download)."""
+    if model in NER_BACKENDS:
+        return NER_BACKENDS[model][0]()
     return bool(spacy.util.is_package(model))
 
 
@@ -42,22 +75,32 @@ class NerTagger:
     Parameters
     ----------
     model : str
-        Installed package name, e.g. ``"en_ner_bc5cdr_md"``.
+        Installed package name, e.g. ``"en_ner_bc5cdr_md"``; or a display name when ``path`` is given.
+    path : Path, optional
+        Load the pipeline from this folder instead of an installed package.
 
     Raises
     ------
     BackendUnavailableError
-        If the model package is not installed (the message says how to install it).
+        If the model package is not installed or the folder is missing (the message says what to do).
     """
 
-    def __init__(self, model: str = DEFAULT_NER_MODEL) -> None:
-        if not ner_model_available(model):
+    def __init__(self, model: str = DEFAULT_NER_MODEL, *, path: Path | None = None) -> None:
+        if path is not None:
+            if not (Path(path) / "meta.json").is_file():
+                raise BackendUnavailableError(
+                    f"The NER pipeline folder {path} is missing or incomplete. Build it with "
+                    f"python data/models/build_bc5cdr_ner.py --corpus <BC5CDR folder>, or use ner='off'.")
+            source: str | Path = Path(path)
+        elif not spacy.util.is_package(model):
             raise BackendUnavailableError(
                 f"The NER model {model!r} is not installed. Install it with "
                 f"{_INSTALL_HINT.format(model=model)}, or use ner='auto' (skips NER when absent) or ner='off'."
             )
+        else:
+            source = model
         self.model = model
-        self._nlp = spacy.load(model, exclude=["lemmatizer", "parser", "attribute_ruler"])
+        self._nlp = spacy.load(source, exclude=["lemmatizer", "parser", "attribute_ruler"])
 
     def spans(self, text: str) -> list[Span]:
         """Entity spans of one text, sorted by start."""
@@ -69,14 +112,22 @@ class NerTagger:
             yield [(e.start_char, e.end_char, e.label_) for e in doc.ents]
 
 
+@register_ner(BUNDLED_NER, available=lambda: (BUNDLED_NER_DIR / "meta.json").is_file())
+def bundled_ner() -> NerTagger:
+    """The bundled BC5CDR chemical/disease tagger (labels ``Chemical``, ``Disease``): a spaCy CNN trained on
+    the BC5CDR training split only (``data/models/README.md``)."""
+    return NerTagger(BUNDLED_NER, path=BUNDLED_NER_DIR)
+
+
 def load_ner(ner: str) -> NerTagger | None:
     """Resolve the extractor's ``ner`` option.
 
     Parameters
     ----------
     ner : str
-        ``"off"``: no NER. ``"auto"``: :data:`DEFAULT_NER_MODEL` if installed, else None (logged at debug).
-        Any other string: that model package, required.
+        ``"off"``: no NER. ``"auto"``: :data:`DEFAULT_NER_MODEL` if installed, else the bundled
+        :data:`BUNDLED_NER` if present, else None (logged at debug). A name of :data:`NER_BACKENDS`: that
+        backend, required. Any other string: that installed spaCy package, required.
 
     Returns
     -------
@@ -90,8 +141,17 @@ def load_ner(ner: str) -> NerTagger | None:
     if ner == "off":
         return None
     if ner == "auto":
-        if not ner_model_available(DEFAULT_NER_MODEL):
-            log.debug("NER skipped: %s is not installed (ner='auto')", DEFAULT_NER_MODEL)
-            return None
-        return NerTagger(DEFAULT_NER_MODEL)
+        if spacy.util.is_package(DEFAULT_NER_MODEL):
+            return NerTagger(DEFAULT_NER_MODEL)
+        if ner_model_available(BUNDLED_NER):
+            return NER_BACKENDS[BUNDLED_NER][1]()
+        log.debug("NER skipped: neither %s nor %s is present (ner='auto')", DEFAULT_NER_MODEL, BUNDLED_NER)
+        return None
+    if ner in NER_BACKENDS:
+        available, factory = NER_BACKENDS[ner]
+        if not available():
+            raise BackendUnavailableError(f"The NER backend {ner!r} is not available here (for {BUNDLED_NER}: "
+                                          f"{BUNDLED_NER_DIR} is missing; build it with data/models/"
+                                          f"build_bc5cdr_ner.py), or use ner='off'.")
+        return factory()
     return NerTagger(ner)

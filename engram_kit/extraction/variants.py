@@ -204,6 +204,30 @@ def symbol_greek_variants(symbol: str) -> Iterator[str]:
     yield from (f for f in dict.fromkeys(out) if f != symbol)
 
 
+#: Vessel nouns and their adjectives in multi-word disease names ("deep vein thrombosis" / "deep venous
+#: thrombosis", "artery occlusion" / "arterial occlusion"): the two forms are used interchangeably (MeSH lists
+#: both as entry terms of Venous Thrombosis), so each is a variant of the other.
+ADJECTIVE_PAIRS: tuple[tuple[str, str], ...] = (("vein", "venous"), ("artery", "arterial"))
+
+
+def adjective_variants(surface: str) -> Iterator[str]:
+    """Noun <-> adjective forms (:data:`ADJECTIVE_PAIRS`) of a multi-word name, lower case.
+
+    Examples
+    --------
+    >>> list(adjective_variants("Deep vein thrombosis"))
+    ['deep venous thrombosis']
+    """
+    low = surface.lower()
+    words = low.split()
+    if len(words) < 2:
+        return
+    for noun, adjective in ADJECTIVE_PAIRS:
+        for a, b in ((noun, adjective), (adjective, noun)):
+            if a in words:
+                yield " ".join(b if w == a else w for w in words)
+
+
 def possessive_variants(surface: str) -> Iterator[str]:
     """``"Alzheimer's disease"`` -> ``"Alzheimers disease"`` (straight or curly apostrophe)."""
     dropped = re.sub(r"(?<=\w)['\u2019]s\b", "s", surface)

@@ -38,6 +38,21 @@ applies these rules, each a named method below, in this order:
    * A one-word *GO term* (Biological Process, Molecular Function, Cellular Component: "memory",
      "behavior", "learning") is linked only in a biomedical sentence (cue ``biomedical``).
 
+   * *Adverse cue, locally*: the Side Effect ordering above uses the adverse cue only when it stands within
+     :data:`ADVERSE_WINDOW` tokens of the mention ("levodopa-induced dyskinesias" is the adverse event;
+     "Parkinson's disease" later in that sentence is still the disease). A Side Effect-only reading of a
+     word that the document uses for a setting throughout (document-level ``setting`` cue,
+     :func:`~engram_kit.extraction.extractor.with_setting_cue`) is refused there too.
+   * *Part of a longer name* (:func:`_inside_longer_name`): a mention followed by a protein head word
+     (:data:`PROTEIN_HEADS`: "tumor necrosis factor", "focal adhesion kinase", "growth factors") is not a
+     non-gene entity, one followed by "-activated"/"-regulated" (:data:`PROTEIN_PARTICIPLES`: "AMP-activated
+     protein kinase") is neither a non-gene entity nor a gene alias, and one followed by "-<digit><letter>"
+     ("PGC" in "PGC-1a") is nothing of its own.
+   * *Official symbol first* (:meth:`LinkPolicy._official_symbol_first`): when the best gene reading is an
+     alias and another gene has the surface as its official symbol, the official symbol leads ("PASK").
+   * *Gene product names* (lexicon source ``gene-name``: "insulin" -> INS) follow the gene-alias rule: they
+     need a gene word nearby ("insulin secretion", "insulin mRNA").
+
 5. **Acronyms** (:meth:`LinkPolicy.acronym_allowed`): a short all-capitals surface ("MM", "AD", "API")
    that is only a *synonym* of a non-gene node (not its name) is an abbreviation; it is expanded only
    through a definition in the same document (then the mention comes from the abbreviation step, not
@@ -55,6 +70,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from engram_kit.extraction.context import SETTING_CUE
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
@@ -85,6 +101,24 @@ SETTING_NOUNS: frozenset[str] = frozenset(
     service services team teams population populations registry registries department departments clinic
     clinics programme programmes program programs system systems care setting settings room rooms
     literature research researchers score scores scale scales""".split())
+#: Lexicon sources of a gene reading that needs a gene word nearby: NCBI aliases, HGNC approved names of gene
+#: products that are also everyday words ("insulin": INS only in "insulin secretion", "insulin mRNA"...), and
+#: their variants.
+GENE_ALIAS_SOURCES: frozenset[str] = frozenset({"gene-synonym", "gene-name", "variant"})
+#: Words after a mention that make it a modifier inside a protein name ("tumor necrosis factor", "focal
+#: adhesion kinase", "growth factors", "liver kinase B1"): the mention is not the entity the text names.
+PROTEIN_HEADS: frozenset[str] = frozenset({"factor", "factors", "kinase", "kinases", "phosphoprotein"})
+#: Hyphenated participles after a mention that make it part of an enzyme or protein name ("AMP-activated
+#: protein kinase", "p21-activated kinase", "cAMP-regulated phosphoprotein"); they block non-gene readings and
+#: gene aliases (an official symbol stays: "PDGFRB-activated" names the receptor).
+PROTEIN_PARTICIPLES: frozenset[str] = frozenset({"activated", "regulated"})
+#: A mention directly followed by "-<number><letter>" is the front of a longer symbol ("PGC" in "PGC-1a",
+#: "PGC-1α" = PPARGC1A), not the entity of its own name.
+_SYMBOL_CONTINUATION = re.compile(r"^-\d+[a-z\u03b1-\u03c9]")
+#: Tokens either side of a mention searched for an adverse-event cue before a Side Effect reading is preferred
+#: ("levodopa-induced dyskinesias" reads the dyskinesias as adverse; "Parkinson's disease" later in the same
+#: sentence stays the disease).
+ADVERSE_WINDOW = 4
 #: Tokens either side of a gene alias searched for a gene word.
 GENE_WINDOW = 3
 _GENE_WORDS = re.compile(
@@ -152,12 +186,16 @@ class LinkPolicy:
         cues = mention.cues
         single = len(normalize_name(text).split()) == 1
         sources = self.sources(text, node_id) if method in ("exact", "alias") else set()
-        if kind in SIDE_EFFECT_KINDS and "adverse" not in cues and not self._disease_corroborated(text, sources) \
-                and _classifies_setting(mention):
+        if mention.method != "abbreviation" and _inside_longer_name(mention, kind, self._symbol_like(text, node_id),
+                                                                    product_name="gene-name" in sources):
+            return False
+        if kind in SIDE_EFFECT_KINDS and not ("adverse" in cues and _adverse_near(mention)) \
+                and not self._disease_corroborated(text, sources) \
+                and (_classifies_setting(mention) or SETTING_CUE in cues):
             return False
         if kind == "Gene" and method in ("exact", "alias") and single and sources and \
-                sources <= {"gene-synonym", "variant"} and not self._symbol_like(text, node_id) \
-                and not _gene_word_near(mention):
+                sources <= GENE_ALIAS_SOURCES and not self._symbol_like(text, node_id) \
+                and not _gene_word_near(mention) and not _numbered_symbol(mention):
             return False
         if kind == "Compound" and method in ("exact", "alias") and single and sources == {"drugbank-alias"} \
                 and text[:1].isupper() and "drug" not in cues:
@@ -188,6 +226,19 @@ class LinkPolicy:
             return True
         return "name" in self.sources(text, node_id) and method == "exact"
 
+    def _official_symbol_first(self, kept: list, text: str) -> list:
+        """When the top candidate is a gene reached through an alias and another gene candidate has ``text``
+        as its official symbol, the official symbol leads (HGNC symbols are unique, aliases are not: "PASK"
+        is PASK, not STK39 whose alias it is); the two swap confidences."""
+        if not kept or kept[0].kind != "Gene" or self._symbol_like(text, kept[0].node_id):
+            return kept
+        official = [c for c in kept[1:] if c.kind == "Gene" and self._symbol_like(text, c.node_id)]
+        if not official:
+            return kept
+        top, best = kept[0], official[0]
+        return [replace(best, confidence=top.confidence), replace(top, confidence=best.confidence)] + \
+            [c for c in kept if c is not top and c is not best]
+
     # --------------------------------------------------------------------------------------- applying
     def apply(self, mention: Mention, candidates: Sequence, text: str) -> list:
         """Candidates of ``mention`` (resolver output, best first) that the rules allow, re-ordered so that
@@ -210,13 +261,15 @@ class LinkPolicy:
             if not self.acronym_allowed(mention, c.node_id, c.kind, c.method):
                 continue
             kept.append(c)
-        if "adverse" not in mention.cues and kept and kept[0].kind in SIDE_EFFECT_KINDS:
+        kept = self._official_symbol_first(kept, text)
+        adverse = "adverse" in mention.cues and _adverse_near(mention)
+        if not adverse and kept and kept[0].kind in SIDE_EFFECT_KINDS:
             others = [c for c in kept if c.kind not in SIDE_EFFECT_KINDS]
             if others:  # the Side Effect reading yields its confidence to the best other reading
                 top, other = kept[0], others[0]
                 kept = [replace(other, confidence=top.confidence), replace(top, confidence=other.confidence)] + \
                     [c for c in kept if c is not top and c is not other]
-        if "adverse" in mention.cues and kept and kept[0].kind in DISEASE_KINDS:
+        if adverse and kept and kept[0].kind in DISEASE_KINDS:
             effects = [c for c in kept if c.kind in SIDE_EFFECT_KINDS]
             if effects:  # same surface read as the adverse event: swap the two confidences
                 top, effect = kept[0], effects[0]
@@ -236,10 +289,64 @@ def _around(mention: Mention, window: int) -> tuple[list[str], list[str]]:
     return before, after
 
 
+def _adverse_near(mention: Mention) -> bool:
+    """An adverse-event cue (:func:`~engram_kit.extraction.context.context_cues`) within
+    :data:`ADVERSE_WINDOW` tokens of the mention, the mention included ("cisplatin-induced nephrotoxicity")."""
+    from engram_kit.extraction.context import context_cues
+
+    sentence = mention.sentence
+    at = sentence.find(mention.text)
+    if not sentence or at < 0:
+        return True  # no sentence to look in: keep the sentence-level cue
+    before = " ".join(sentence[:at].split()[-ADVERSE_WINDOW:])
+    after = " ".join(sentence[at:].split()[:ADVERSE_WINDOW + len(mention.text.split())])
+    return "adverse" in context_cues(f"{before} {after}")
+
+
+def _inside_longer_name(mention: Mention, kind: str, official_symbol: bool, *, product_name: bool = False) -> bool:
+    """Whether the mention is only part of a longer protein or symbol name (:data:`PROTEIN_HEADS`,
+    :data:`PROTEIN_PARTICIPLES`, :data:`_SYMBOL_CONTINUATION`), so it does not name an entity of its own.
+    A gene product name (``product_name``: "insulin") followed by "receptor" names the receptor's gene
+    (INSR), not its own."""
+    sentence = mention.sentence
+    at = sentence.find(mention.text)
+    if not sentence or at < 0:
+        return False
+    rest = sentence[at + len(mention.text):]
+    if _SYMBOL_CONTINUATION.match(rest):
+        return True
+    tokens = _SENTENCE_TOKEN.findall(rest[:40])
+    if not tokens:
+        return False
+    first = tokens[0].lower()
+    head = first.split("-")[0]
+    if rest.startswith("-") and head in PROTEIN_PARTICIPLES:
+        return not (kind == "Gene" and official_symbol)
+    if product_name and head in ("receptor", "receptors"):
+        return True
+    return kind != "Gene" and head in PROTEIN_HEADS
+
+
+#: A gene alias written with a hyphenated member number ("JNK-1", "ERK-2") is a gene symbol form by itself.
+_MEMBER_NUMBER = re.compile(r"^-\d{1,2}\b")
+
+
+def _numbered_symbol(mention: Mention) -> bool:
+    """The mention is directly followed by a hyphenated member number (:data:`_MEMBER_NUMBER`)."""
+    sentence = mention.sentence
+    at = sentence.find(mention.text)
+    return at >= 0 and bool(_MEMBER_NUMBER.match(sentence[at + len(mention.text):]))
+
+
 def _gene_word_near(mention: Mention) -> bool:
     """A gene word (:data:`_GENE_WORDS`) within :data:`GENE_WINDOW` tokens of the mention."""
     before, after = _around(mention, GENE_WINDOW)
     return any(_GENE_WORDS.match(t) for t in before + after)
+
+
+def classifies_setting(mention: Mention) -> bool:
+    """Public name of the setting-noun test (used by the extractor's document-level cue)."""
+    return _classifies_setting(mention)
 
 
 def _classifies_setting(mention: Mention) -> bool:

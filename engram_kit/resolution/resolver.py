@@ -14,7 +14,10 @@ Cascade
    the query's embedding. Only those few names are embedded, never all 47 k.
 
 A mention found through an abbreviation ("AD" defined as "Alzheimer's disease") is resolved through its
-long form, restricted to the mention's candidates, and reported with method **abbreviation**. A short form
+long form, restricted to the mention's candidates, and reported with method **abbreviation**. A NER span
+(method ``ner``, no candidates: the dictionary did not match it) gets exact and alias candidates only: a
+fuzzy neighbour of a name the lexicon lacks is another concept, and the cascade would cost ~50 ms of CPU per
+abstract (``benchmarks/results/ner.md``). A short form
 whose long form has no candidates gets none (no fuzzy guess from a short form: "SHR" for "spontaneously
 hypertensive rats" must not become a side effect). A gazetteer
 mention is looked up restricted to its candidates.
@@ -269,6 +272,8 @@ class EntityResolver:
         if mention.candidates:
             found = self._lookup(mention.text, set(mention.candidates), context)
             return self._finish(found or self._from_candidates(mention, context))
+        if mention.method == "ner":  # a span the dictionary did not match: exact/alias only, no fuzzy guess
+            return self._finish(self._lookup(mention.text, None, context))
         return self._finish(self._cascade(mention.text, None, context))
 
     def link(self, mention: Mention, *, min_confidence: float = LINK_THRESHOLD) -> list[Candidate]:
