@@ -110,6 +110,8 @@ class PipelineConfig:
     ner: str = "off"
     typing: str = "resolver"  # "resolver": top candidate's kind; "scorable": first candidate of a scored kind
     kind_map: dict[str, str] = field(default_factory=lambda: dict(KIND_TO_TYPE))
+    ner_first: bool = False  # NER spans replace the dictionary mentions they overlap
+    ner_only: bool = False  # the NER model's spans and labels alone (no gazetteer)
 
 
 CONFIGS: tuple[PipelineConfig, ...] = (
@@ -119,6 +121,12 @@ CONFIGS: tuple[PipelineConfig, ...] = (
     PipelineConfig("default, + Pharmacologic Class as Chemical", kind_map=dict(KIND_TO_TYPE_WITH_CLASSES)),
 )
 DEFAULT_CONFIG = CONFIGS[1].name
+#: Rows of the bundled NER model (``engram_kit.extraction.ner.BUNDLED_NER``), run when its folder exists.
+BUNDLED_NER_CONFIGS: tuple[PipelineConfig, ...] = (
+    PipelineConfig("bundled NER bc5cdr-cnn alone", ner="bc5cdr-cnn", ner_only=True),
+    PipelineConfig("default + bundled NER (gazetteer first, union)", ner="bc5cdr-cnn"),
+    PipelineConfig("default + bundled NER (NER first)", ner="bc5cdr-cnn", ner_first=True),
+)
 
 
 @dataclass
@@ -175,10 +183,19 @@ def predict(resources: Resources, config: PipelineConfig, documents: Sequence[Pu
     """Run one pipeline variant over the documents; one list of :class:`Predicted` per document."""
     from engram_kit.extraction import EntityExtractor
 
-    extractor = EntityExtractor(resources.lexicon, abbreviations=config.abbreviations, ner=config.ner,
-                                gazetteer=resources.gazetteer)
     texts = [d.text for d in documents]
     out: list[list[Predicted]] = []
+    if config.ner_only:
+        from engram_kit.extraction.ner import load_ner
+
+        tagger = load_ner(config.ner)
+        assert tagger is not None
+        for text, spans in zip(texts, tagger.spans_many(texts)):
+            out.append([Predicted(start, end, text[start:end], f"({label})", LABEL_TO_TYPE.get(label.lower()),
+                                  "ner", None) for start, end, label in spans])
+        return out
+    extractor = EntityExtractor(resources.lexicon, abbreviations=config.abbreviations, ner=config.ner,
+                                gazetteer=resources.gazetteer, ner_first=config.ner_first)
     for mentions in extractor.extract_many(texts, progress=progress):
         doc: list[Predicted] = []
         for mention in mentions:
@@ -491,7 +508,14 @@ def _top(counter: Counter[str], n: int = TOP_ERRORS) -> str:
     return ", ".join(f"{k} ({v})" for k, v in counter.most_common(n)) or "none"
 
 
-def run(options: StudyOptions, split: str = "test") -> StudyResult:
+def ner_model_available(model: str) -> bool:
+    """Whether a NER model or registered backend can be loaded here."""
+    from engram_kit.extraction import ner_model_available as available
+
+    return available(model)
+
+
+def run(options: StudyOptions, split: str = "test", embedding: bool = True) -> StudyResult:
     """Run the study and write ``ner[_<split>][_quick].md`` and ``..._f1.png`` / ``_linking.png``.
 
     Parameters
@@ -500,6 +524,8 @@ def run(options: StudyOptions, split: str = "test") -> StudyResult:
     split : {"test", "dev", "train"}
         Which corpus split (:data:`SPLITS`); ``test`` writes ``ner.md``, the others ``ner_dev.md`` /
         ``ner_train.md``.
+    embedding : bool
+        Also measure linking with the MiniLM re-ranking (the slowest part; skipped in quick mode).
 
     Raises
     ------
@@ -524,6 +550,10 @@ def run(options: StudyOptions, split: str = "test") -> StudyResult:
     resources = build_resources()
     ner_models = installed_ner_models()
     configs = list(CONFIGS)
+    from engram_kit.extraction.ner import BUNDLED_NER
+
+    if ner_model_available(BUNDLED_NER):
+        configs.extend(BUNDLED_NER_CONFIGS)
     for model, installed in ner_models.items():
         if installed:
             configs.append(PipelineConfig(f"default + scispaCy NER {model}", ner=model))
@@ -550,7 +580,7 @@ def run(options: StudyOptions, split: str = "test") -> StudyResult:
     bridge = build_mesh_bridge(resources, options.shared_data)
     linking = {c: linking_study(docs, default_predictions[c], resources, bridge) for c, docs in corpora.items()}
     embed_rows: list[dict[str, Any]] = []
-    if not options.quick:
+    if not options.quick and embedding:
         embed_rows = _embedding_linking(corpora, default_predictions, resources, bridge)
     errors = {c: error_analysis(docs, default_predictions[c], SCORED_TYPES[c], resources.lexicon)
               for c, docs in corpora.items()}
@@ -696,9 +726,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=sorted(SPLITS), default="test", help="corpus split (default test)")
     parser.add_argument("--quick", action="store_true", help="first documents only")
     parser.add_argument("--shared-data", type=Path, default=None)
+    parser.add_argument("--no-embedding", action="store_true", help="skip the MiniLM linking re-rank rows")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    result = run(StudyOptions(quick=args.quick, shared_data=args.shared_data or default_shared_data()), args.split)
+    result = run(StudyOptions(quick=args.quick, shared_data=args.shared_data or default_shared_data()), args.split,
+                 embedding=not args.no_embedding)
     print(f"[{result.name}] done in {result.seconds:.1f} s -> {result.report}")
     for key, value in result.summary.items():
         print(f"[{result.name}] {key} = {value:.4f}" if isinstance(value, float) else f"[{result.name}] {key} = {value}")
