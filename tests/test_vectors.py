@@ -164,3 +164,22 @@ def test_read_only_open_never_writes_the_folder_even_beside_a_writer(tmp_path):
         with VectorStore(folder, dimension=DIM, model_name=MODEL, read_only=True) as reader:
             assert reader.count() == n + 40
             assert reader.query(vectors[n + 5], 1)[0][0] == ids[n + 5]
+
+
+def test_read_only_open_and_close_leave_no_threads_behind(filled):
+    """Issue 21 soak: each read-only open queries a fresh snapshot, and chromadb keeps one system (with its
+    threads) per folder until the client is closed; close() did not close the embedded client, so a reader
+    that opened and closed the store in a loop grew by about 8 OS threads per cycle (840 after ~100)."""
+    import psutil
+
+    folder = filled[0].path
+
+    def cycle() -> None:
+        with VectorStore(folder, dimension=DIM, model_name=MODEL, read_only=True) as reader:
+            assert reader.count() == 30
+
+    cycle()  # the first open may start process-wide threads
+    before = psutil.Process().num_threads()
+    for _ in range(5):
+        cycle()
+    assert psutil.Process().num_threads() <= before + 2  # was before + 40
