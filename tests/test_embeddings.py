@@ -297,3 +297,25 @@ def test_int8_vectors_are_within_cosine_0_99_of_fp32_on_bundled_abstracts(sample
     assert cosine.mean() >= 0.993
     # Not a constant map: different abstracts stay different after quantisation.
     assert float((int8[0] * int8[1]).sum()) < 0.95
+
+
+def _encode_with_int8(texts: list[str]) -> np.ndarray:
+    return get_embedder("minilm-onnx-int8").encode(texts)
+
+
+def _int8_after_fork() -> None:
+    get_embedder("minilm-onnx-int8").after_fork()
+
+
+@pytest.mark.slow  # the real int8 model (exported once per machine)
+def test_int8_embedder_works_in_a_forked_prepare_worker():
+    """``--workers N`` forks after the parent's onnxruntime session exists (the resolver embeds contexts in the
+    workers). Freeing that session in the child blocked forever; the child must build its own and agree."""
+    import multiprocessing
+
+    texts = ["Amyloid beta deposition in Alzheimer's disease.", "BACE1 inhibitors"]
+    parent = _encode_with_int8(texts)  # the session now exists in this process
+    with multiprocessing.get_context("fork").Pool(1, initializer=_int8_after_fork) as pool:
+        child = pool.apply_async(_encode_with_int8, (texts,)).get(timeout=600)
+    assert child.shape == parent.shape == (2, 384)
+    assert float((child * parent).sum(axis=1).min()) > 0.999  # one thread vs two: the same model

@@ -118,6 +118,10 @@ class MiniLMEmbedder(_MiniLMBase):
                                               convert_to_numpy=True, normalize_embeddings=True), dtype=np.float32)
 
 
+#: onnxruntime sessions inherited through ``fork``, kept alive so that their destructors never run in the child.
+_FORKED_SESSIONS: list[Any] = []
+
+
 @register_embedder("minilm-onnx-int8")
 class MiniLMOnnxInt8Embedder(_MiniLMBase):
     """all-MiniLM-L6-v2 as a fused, dynamically int8-quantised ONNX graph run by onnxruntime.
@@ -155,8 +159,14 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         return path
 
     def after_fork(self) -> None:
-        """Drop the parent's session (its thread pool does not survive ``fork``); the worker builds its own,
-        single-threaded, on first use."""
+        """Set the parent's session aside (its thread pool does not survive ``fork``); the worker builds its
+        own, single-threaded, on first use.
+
+        The parent's session is kept referenced, never freed in the child: its destructor joins pool threads
+        that do not exist there and would block forever (found by a workers=2 ingest hanging in this method).
+        """
+        if self._session is not None:
+            _FORKED_SESSIONS.append(self._session)
         self._lock = threading.Lock()
         self._session = None
         self._threads = 1
