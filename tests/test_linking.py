@@ -260,6 +260,13 @@ def test_numbered_gene_alias_and_laboratory_sentences(extractor, resolver):
     assert "biomedical" not in context_cues("Memory usage of the program depends on its caching behavior.")
 
 
+def test_cell_death_is_not_the_side_effect_death(extractor, resolver):
+    cells = "Dopamine D2 receptor signaling controls neuronal cell death induced by muscarinic drugs."
+    assert top(extractor, resolver, cells, "death") is None  # was Side Effect "Death"
+    patients = "The leading causes of death were pneumonia and bronchitis."
+    assert top(extractor, resolver, patients, "death") == "Side Effect::C1306577"
+
+
 def test_cues():
     assert "adverse" in context_cues("Cisplatin-induced nephrotoxicity was seen.")
     assert "adverse" not in context_cues("Curcumin-induced apoptosis in cancer cells.")

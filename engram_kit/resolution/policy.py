@@ -48,6 +48,8 @@ applies these rules, each a named method below, in this order:
      non-gene entity, one followed by "-activated"/"-regulated" (:data:`PROTEIN_PARTICIPLES`: "AMP-activated
      protein kinase") is neither a non-gene entity nor a gene alias, and one followed by "-<digit><letter>"
      ("PGC" in "PGC-1a") is nothing of its own.
+   * *Cell-level words*: a Side Effect reading right after "cell"/"cells"/"cellular" ("neuronal cell
+     death") is refused: SIDER side effects happen to patients, not to cells.
    * *Official symbol first* (:meth:`LinkPolicy._official_symbol_first`): when the best gene reading is an
      alias and another gene has the surface as its official symbol, the official symbol leads ("PASK").
    * *Gene product names* (lexicon source ``gene-name``: "insulin" -> INS) follow the gene-alias rule: they
@@ -189,6 +191,8 @@ class LinkPolicy:
         if mention.method != "abbreviation" and _inside_longer_name(mention, kind, self._symbol_like(text, node_id),
                                                                     product_name="gene-name" in sources):
             return False
+        if kind in SIDE_EFFECT_KINDS and _after_cell_word(mention):
+            return False
         if kind in SIDE_EFFECT_KINDS and not ("adverse" in cues and _adverse_near(mention)) \
                 and not self._disease_corroborated(text, sources) \
                 and (_classifies_setting(mention) or SETTING_CUE in cues):
@@ -329,6 +333,17 @@ def _inside_longer_name(mention: Mention, kind: str, official_symbol: bool, *, p
 
 #: A gene alias written with a hyphenated member number ("JNK-1", "ERK-2") is a gene symbol form by itself.
 _MEMBER_NUMBER = re.compile(r"^-\d{1,2}\b")
+
+
+#: Words before a mention that make it a process of cells, not an adverse event of a patient ("neuronal cell
+#: death", "apoptotic cell death", "cell injury"): SIDER Side Effects are events of the patient.
+_CELL_WORDS = frozenset({"cell", "cells", "cellular"})
+
+
+def _after_cell_word(mention: Mention) -> bool:
+    """The token right before the mention is a cell word (:data:`_CELL_WORDS`)."""
+    before, _ = _around(mention, 1)
+    return bool(before) and before[-1] in _CELL_WORDS
 
 
 def _numbered_symbol(mention: Mention) -> bool:
