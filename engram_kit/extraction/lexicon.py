@@ -107,8 +107,9 @@ log = logging.getLogger(__name__)
 #: form reaches the same node through several sources, the first one in this order is kept.
 SOURCES: tuple[str, ...] = ("name", "gene-symbol", "mesh", "do-synonym", "drugbank-alias", "inn-usan",
                             "lay-synonym", "synonym", "gene-name", "gene-synonym", "variant")
-#: HGNC approved gene names that are one everyday word naming the gene's product (checked against
-#: https://www.genenames.org, approved name equal to the word): source ``gene-name``. They are read as the gene
+#: HGNC approved gene names that are one everyday word naming the gene's product (HGNC approved name equal to
+#: the word, e.g. INS "insulin"; written by hand, not machine-checked: the bundled gene table holds symbols
+#: and NCBI synonyms only, no approved names): source ``gene-name``. They are read as the gene
 #: only with a gene word nearby (:data:`engram_kit.resolution.policy.GENE_ALIAS_SOURCES`): "insulin
 #: secretion" is INS, "received insulin" stays an unlinked Chemical term (Hetionet has no insulin compound).
 GENE_PRODUCT_NAMES: dict[str, str] = {
