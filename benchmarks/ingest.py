@@ -1,6 +1,6 @@
 """Benchmark: ingestion throughput per stage and embedder, and the retrieval cost of each embedder.
 
-Run ``python -m benchmarks.ingest [--quick] [--part quality|encode|ingest|all] [--limit N]``. Writes
+Run ``python -m benchmarks.ingest [--quick] [--part quality|encode|recipes|ingest|all] [--limit N]``. Writes
 ``benchmarks/results/ingest.md`` (``ingest_quick.md`` with ``--quick``), and caches under
 ``benchmarks/.cache/ingest/``. Needs ``../shared/data`` for the 6,107 abstracts and BioASQ (skipped
 without it); ``--quick`` uses only the bundled abstracts.
@@ -14,6 +14,9 @@ Parts
 * ``encode``: docs/s of each embedder on the same texts beside plain sentence-transformers ``encode``
   (fp32, ``max_seq_length`` 256, i.e. truncating) and the FLOP floor (2 x 22.7M parameters x tokens, at
   the machine's measured fp32 matmul rate).
+* ``recipes``: int8 quantisation recipes (``quantize_dynamic`` options) and onnxruntime thread/spinning
+  options on the bundled abstracts: CPU seconds and cosine to fp32 per recipe (how the shipped recipe was
+  chosen; not part of ``all``).
 * ``ingest``: ``Workspace.ingest`` end to end into a fresh workspace on the bundled Hetionet sample, per
   stage (prepare = extraction + linking, embed, write) and peak RSS, for 1k / 6k abstracts and a 50k
   synthetic replica (the 6k texts repeated with new PMIDs) when ``--replica`` is given.
@@ -61,6 +64,7 @@ def cpu_seconds() -> float:
 
 
 def peak_rss_mb() -> float:
+    """Peak resident memory in MB of this process (so far over the whole run: rows are cumulative)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -203,6 +207,82 @@ def part_encode(lines: list[str], texts: list[str], tag: str) -> None:
     lines.append("")
 
 
+# --------------------------------------------------------------------------------------------- recipes
+def part_recipes(lines: list[str], texts: list[str]) -> None:
+    """CPU seconds and cosine to fp32 of int8 recipes on ``texts`` (windows pooled, same windows)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from engram_kit.embeddings.minilm import MiniLMOnnxInt8Embedder
+
+    ref, _, _ = embed_cached("minilm-fp32", texts, "bundled")
+    work = CACHE / "recipes"
+    work.mkdir(parents=True, exist_ok=True)
+    fused = work / "fused.onnx"
+    if not fused.exists():  # the shipped export's fp32 stage: export_int8 with the quantisation step skipped
+        import onnxruntime.quantization as q
+
+        real = q.quantize_dynamic
+        q.quantize_dynamic = lambda src, dst, **kw: Path(dst).write_bytes(Path(src).read_bytes())  # type: ignore[assignment]
+        try:
+            from engram_kit.embeddings.minilm import export_int8
+
+            export_int8(fused)
+        finally:
+            q.quantize_dynamic = real
+    recipes: dict[str, dict[str, Any] | None] = {
+        "fp32 ONNX, fused": None,
+        "int8 per-channel, full range (shipped v3)": dict(weight_type=QuantType.QInt8, per_channel=True),
+        "int8 per-channel, reduce_range (v2)": dict(weight_type=QuantType.QInt8, per_channel=True, reduce_range=True),
+        "uint8 per-channel": dict(weight_type=QuantType.QUInt8, per_channel=True),
+        "int8 per-tensor": dict(weight_type=QuantType.QInt8, per_channel=False),
+        "int8 per-channel, MatMul only": dict(weight_type=QuantType.QInt8, per_channel=True,
+                                              op_types_to_quantize=["MatMul"]),
+    }
+
+    class Recipe(MiniLMOnnxInt8Embedder):
+        def __init__(self, path: Path, threads: int, spin: bool) -> None:
+            super().__init__(threads=threads)
+            self._path, self._spin = path, spin
+
+        def model_path(self) -> Path:
+            return self._path
+
+        def _load(self) -> Any:
+            if self._session is None:
+                import onnxruntime as ort
+
+                options = ort.SessionOptions()
+                options.intra_op_num_threads, options.inter_op_num_threads = self._threads or 1, 1
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self._spin else "0")
+                self._session = ort.InferenceSession(str(self._path), options, providers=["CPUExecutionProvider"])
+            return self._session
+
+    lines += [f"int8 recipes on the {len(texts)} bundled abstracts (onnxruntime `quantize_dynamic`, fused graph; "
+              "cosine to sentence-transformers fp32, same windows):\n",
+              "| recipe | threads | spinning | CPU s | docs per CPU-s | min cosine | mean cosine | load |",
+              "|---|---|---|---|---|---|---|---|"]
+    for label, options in recipes.items():
+        path = fused
+        if options is not None:
+            path = work / (label.split(" (")[0].replace(" ", "-").replace(",", "") + ".onnx")
+            if not path.exists():
+                quantize_dynamic(str(fused), str(path), extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+                                 **options)
+        for threads, spin in ((2, True), (2, False), (1, False)):
+            emb = Recipe(path, threads, spin)
+            emb.encode(texts[:2])
+            c0 = cpu_seconds()
+            vectors = emb.encode(texts, batch_size=64)
+            cpu = cpu_seconds() - c0
+            cosine = (vectors * ref).sum(1)
+            lines.append(f"| {label} | {threads} | {'on' if spin else 'off'} | {cpu:.1f} | {len(texts) / cpu:.1f} | "
+                         f"{cosine.min():.4f} | {cosine.mean():.4f} | {os.getloadavg()[0]:.1f} |")
+            print(lines[-1], flush=True)
+    lines.append("")
+
+
 # ---------------------------------------------------------------------------------------------- ingest
 def replica(records: list[Any], n: int) -> list[Any]:
     """``n`` records cycling through ``records`` with fresh PMIDs (a synthetic replica for scaling)."""
@@ -253,7 +333,7 @@ def part_ingest(lines: list[str], sets: list[tuple[str, list[Any]]], backends: l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="bundled abstracts only")
-    parser.add_argument("--part", default="all", choices=["quality", "encode", "ingest", "all"])
+    parser.add_argument("--part", default="all", choices=["quality", "encode", "recipes", "ingest", "all"])
     parser.add_argument("--limit", type=int, default=0, help="use only the first N shared abstracts")
     parser.add_argument("--replica", type=int, default=0, help="also ingest a synthetic replica of N abstracts")
     parser.add_argument("--workers", type=int, default=2)
@@ -283,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
         lines.append("## Encode only\n")
         texts = [r.text for r in (shared or bundled)]
         part_encode(lines, texts, f"shared-{len(shared)}" if shared else "bundled")
+    if args.part == "recipes":
+        lines.append("## int8 recipes\n")
+        part_recipes(lines, [r.text for r in bundled])
     if args.part in ("ingest", "all"):
         lines.append("## End to end\n")
         sets = []
