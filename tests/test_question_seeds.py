@@ -86,6 +86,21 @@ def test_a_glued_definition_is_still_a_definition(resolve):
     assert "inflammatory bowel disease" in names and "irritable bowel syndrome" not in names
 
 
+def test_a_setting_word_is_not_the_side_effect_in_questions(resolve, workspace):
+    """'trauma patients' seeded the Side Effect Trauma at 1.0 in retrieval and in the desk (issue 14: then
+    'Dexamethasone causes Trauma' reached answers through the question); with an adverse cue it still reads."""
+    from engram_kit.evidence.search import question_entities
+
+    question = "How should deep vein thrombosis be prevented in trauma patients?"
+    entities, _ = resolve(question)
+    assert "Deep vein thrombosis" in {e.name for e in entities}
+    assert not any(e.name == "Trauma" and e.kind == "Side Effect" for e in entities)
+    desk = question_entities(question, workspace.extractor, workspace.resolver)
+    assert desk and not any(m.name == "Trauma" and m.kind == "Side Effect" for m in desk)
+    adverse, _ = resolve("Is trauma a side effect of dexamethasone?")
+    assert any(e.name == "Trauma" and e.kind == "Side Effect" for e in adverse)
+
+
 def test_biomedical_words_that_did_not_resolve_are_reported():
     assert biomedical_terms("Is IL-6 raised by concizumab in DNA repair?", []) == ["IL-6", "concizumab"]
     assert biomedical_terms("Is IL-6 raised by concizumab?", [(3, 7)]) == ["concizumab"]

@@ -36,6 +36,7 @@ import pandas as pd
 
 from engram_kit.answering.intent import parse_intent, question_word_spans
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
+from engram_kit.resolution.policy import setting_not_side_effect
 from engram_kit.errors import DataError, QueryError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
@@ -162,6 +163,8 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
         # hypertension", and only the template or intent knows which kind the question needs.
         best = max((c.confidence for c in candidates), default=0.0)
         for c in candidates:
+            if setting_not_side_effect(mention, c.kind):  # "trauma patients": a setting, not the Side Effect
+                continue
             alternative = best >= min_confidence and c.method in ("exact", "alias", "identifier", "variant")
             if (c.confidence >= min_confidence or alternative) and c.node_id not in seen:
                 out.append(EntityMatch(mention.text, c.node_id, c.name, c.kind, graph_label(c.kind, schema),

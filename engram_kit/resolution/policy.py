@@ -359,6 +359,15 @@ def _gene_word_near(mention: Mention) -> bool:
     return any(_GENE_WORDS.match(t) for t in before + after)
 
 
+def setting_not_side_effect(mention: Mention, kind: str) -> bool:
+    """Whether a question's ``kind`` reading of ``mention`` must be dropped: a Side Effect reading of a word
+    that classifies a setting noun with no adverse cue near it ("How should DVT be prevented in trauma
+    patients?" is not about the Side Effect Trauma). Document links get the same rule from
+    :meth:`LinkPolicy.kind_allowed`; questions need it on its own because their readings are kept wider
+    (see :func:`engram_kit.evidence.search.question_entities`)."""
+    return kind in SIDE_EFFECT_KINDS and _classifies_setting(mention) and not _adverse_near(mention)
+
+
 def classifies_setting(mention: Mention) -> bool:
     """Public name of the setting-noun test (used by the extractor's document-level cue)."""
     return _classifies_setting(mention)

@@ -44,6 +44,7 @@ from engram_kit.errors import QueryError
 from engram_kit.extraction import EntityExtractor
 from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
+from engram_kit.resolution.policy import setting_not_side_effect
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.lexical import LexicalIndex
 from engram_kit.retrieval.ppr import PPRResult, personalized_pagerank, top_share
@@ -212,7 +213,7 @@ class Retriever:
                               float(c.confidence), c.method)
                 for c in self.resolver.resolve(mention, context=question)
                 if c.confidence >= self._seed_threshold(c.method) and index.index_of(c.node_id) is not None
-                and c.node_id not in exclude)
+                and c.node_id not in exclude and not setting_not_side_effect(mention, c.kind))
         lexicon = getattr(self.resolver, "lexicon", None)
         if lexicon is not None:
             # a short form the question defines means its long form only: no lexicon reading of its letters
