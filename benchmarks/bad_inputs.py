@@ -708,6 +708,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --only: replace those cases' rows in the stored results and rewrite the table")
     parser.add_argument("--note", default="after fixing the probe's allowances",
                         help="why the cases were rerun (recorded with --merge)")
+    parser.add_argument("--partial", default="", help="append each case's row (JSON) to this file as it ends")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", default="", help=argparse.SUPPRESS)
     parser.add_argument("--workspace", default="", help=argparse.SUPPRESS)
@@ -741,6 +742,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         row = run_case(case, index, base, inputs, scratch, env)
         rows.append(row)
+        if args.partial:  # a long run on a loaded machine keeps what it measured if it is stopped
+            with open(args.partial, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row, default=str) + "\n")
         print(f"{row['outcome']:12} {row['peak_rss_mib']:5} MiB {row['peak_tree_mib']:5} MiB {row['seconds']:6.1f} s  "
               f"{case.family} / {case.name}: {row['why'][:150]}", flush=True)
     seconds = time.perf_counter() - started

@@ -9,8 +9,8 @@ is up. Beside it:
 * ``--readers`` full readers open the workspace read-only in a loop (``Workspace.open``, ``ask``, one
   evidence-desk run, close): about 1.1-1.7 GB each, so few fit on a small machine;
 * ``--light-readers`` readers open the two stores read-only the way a read-only workspace does
-  (``LadybugStore(read_only=True)``, ``VectorStore(read_only=True)``, about 0.4 GB each) and run a graph
-  count and a vector query per cycle: this is how 20 concurrent readers fit.
+  (``LadybugStore(read_only=True)``, ``VectorStore(read_only=True)``, about 0.2-0.4 GB each) and run a graph
+  count and a vector query per cycle, ``--pause`` seconds apart: this is how 20 concurrent readers fit.
 
 All readers go on for ``--quiet-seconds`` after the writer has finished and closed. Afterwards the script
 checks:
@@ -138,7 +138,7 @@ def _reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out
                                   "rss_last": _rss_mib()}))
 
 
-def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out: Any) -> None:
+def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, pause: float, out: Any) -> None:
     """Open both stores read-only as a read-only workspace does; a graph count and a vector query per cycle."""
     import json
 
@@ -179,6 +179,7 @@ def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: in
         except Exception:  # noqa: BLE001 - reported in the table
             errors.append(traceback.format_exc(limit=3)[-300:])
         first_rss = first_rss or _rss_mib()
+        time.sleep(pause)
     out.put((f"light {number}", {"opens": opens, "beside writer": beside_writer, "queries": queries,
                                  "refusals": refusals, "errors": errors, "rss_first": first_rss,
                                  "rss_last": _rss_mib()}))
@@ -235,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="readers go on this long after the writer has closed (the byte check)")
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--min-batches", type=int, default=3, help="the writer ingests at least this many")
+    parser.add_argument("--pause", type=float, default=1.0,
+                        help="seconds a light reader waits between cycles (20 readers without a pause saturate 2 cores)")
     args = parser.parse_args(argv)
 
     from engram_kit.datasets import resolve_data_paths
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         procs[f"reader {i}"].start()
     for i in range(args.light_readers):
         procs[f"light {i}"] = ctx.Process(target=_light_reader,
-                                          args=(str(path), reader_deadline, writing, ready, i, out))
+                                          args=(str(path), reader_deadline, writing, ready, i, args.pause, out))
         procs[f"light {i}"].start()
     stop = ctx.Event()
     watcher = ctx.Process(target=_watch, args=({k: p.pid for k, p in procs.items()}, stop, out))
