@@ -133,3 +133,20 @@ def test_a_numbered_reference_list_is_told_from_body_text_and_numbered_steps():
     steps = " ".join(f"{i}. Spin the sample down in 2001 and freeze it." for i in range(1, 9))
     assert not reads_as_reference_list(steps)  # numbered, with years, but nothing bibliographic
     assert not reads_as_reference_list(body + refs[:200])  # a few entries after body text: not only a list
+
+
+def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
+    # the probe: a file saved by a Windows editor (BOM + CRLF) was refused as "line 1: not valid JSON"
+    rows = [json.dumps(_good(1)), json.dumps(_good(2))]
+    plain = tmp_path / "bom.jsonl"
+    plain.write_bytes(("\ufeff" + "\r\n".join(rows) + "\r\n").encode("utf-8"))
+    packed = tmp_path / "bom.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path in (plain, packed):
+        records = list(read_pubmed(path))
+        assert [r.pmid for r in records] == ["1001", "1002"] and records[1].abstract.endswith("study 2.")
+    # a BOM in the middle of the file is no byte-order mark: still a clear error with its line
+    middle = tmp_path / "mid.jsonl"
+    middle.write_bytes((rows[0] + "\n\ufeff" + rows[1] + "\n").encode("utf-8"))
+    with pytest.raises(DataError, match=r"mid\.jsonl:2: not valid JSON"):
+        check_pubmed_file(middle)

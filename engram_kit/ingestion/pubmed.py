@@ -79,11 +79,13 @@ class PubMedRecord:
 
 
 def _open_text(path: Path) -> io.TextIOBase:
+    """The file as text, gzip or plain by its magic bytes (not its name); ``utf-8-sig`` drops a leading
+    UTF-8 byte-order mark (Windows editors write one; it made line 1 "not valid JSON"), else strict UTF-8."""
     with open(path, "rb") as fh:
         magic = fh.read(2)
     if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8", errors="strict")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", errors="strict")
+    return open(path, encoding="utf-8-sig", errors="strict")
 
 
 def _open_binary(path: Path) -> io.BufferedIOBase:
