@@ -6,7 +6,8 @@ Stages per batch of ``Settings.batch_size`` records:
    each distinct mention once (cached per process), build the :class:`~engram_kit.records.LiteratureBatch`.
    Worker processes are forked once per run and fed a bounded number of batches ahead of the writer.
 2. **embed** (main process): all passages of the batch in one call of the workspace's embedder, which
-   batches across documents and embeds long abstracts whole (windows pooled).
+   batches across documents (model batches of at most :data:`EMBED_BATCH`) and embeds long abstracts whole
+   (windows pooled).
 3. **commit**, one protocol for graph and vectors (issue 21): (a) the graph batch is written in one
    transaction with every article ``status = "pending"``; (b) the passage vectors are upserted (by passage
    id, so a repeat overwrites, never duplicates); (c) the articles are set ``complete`` in one statement.
@@ -173,6 +174,10 @@ def _batched(items: Iterable[PubMedRecord], size: int) -> Iterator[list[PubMedRe
         yield chunk
 
 
+#: Most texts per model call during ingestion, whatever ``Settings.batch_size`` (the store batch) is: 512 shared
+#: abstracts with the int8 embedder peaked at 4,764 MB RSS with model batches of 256 vs 1,167 MB with 64, at
+#: 27.2 vs 25.5 CPU-s (issue 18, benchmarks/results/ingest.md).
+EMBED_BATCH = 64
 #: The write boundaries of one batch, in order (see the module docstring). A fault hook is called with each
 #: name; the fault-injection tests stop the process there and check that one re-run repairs everything.
 WRITE_BOUNDARIES: tuple[str, ...] = ("before_graph", "after_graph", "mid_vectors", "after_vectors", "after_status")
@@ -316,7 +321,8 @@ class PubMedIngestor:
     def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
         records = prepared.records
         t0 = time.perf_counter()
-        embeddings = self.embedder.encode([r.text for r in records], batch_size=self.settings.batch_size)
+        embeddings = self.embedder.encode([r.text for r in records],
+                                          batch_size=min(self.settings.batch_size, EMBED_BATCH))
         t1 = time.perf_counter()
         report.stage_seconds["embed"] += t1 - t0
         try:
