@@ -150,3 +150,11 @@ def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
     middle.write_bytes((rows[0] + "\n\ufeff" + rows[1] + "\n").encode("utf-8"))
     with pytest.raises(DataError, match=r"mid\.jsonl:2: not valid JSON"):
         check_pubmed_file(middle)
+
+
+def test_a_latin1_text_file_read_as_medline_is_a_clear_error(tmp_path):
+    # the probe: `engram ingest latin1.txt` (a .txt is read as MEDLINE) ended in a UnicodeDecodeError traceback
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("PMID- 123\nAB  - Heparin pr\u00e9vient la thrombose.\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin1\.txt: text is not UTF-8 \(invalid continuation byte\); re-encode"):
+        check_pubmed_file(path)

@@ -332,7 +332,7 @@ def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
     Raises
     ------
     DataError
-        If a record has no ``PMID-`` line.
+        If a record has no ``PMID-`` line, or the text is not UTF-8.
     """
     path = Path(path)
     fields: dict[str, list[str]] = {}
@@ -356,20 +356,24 @@ def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
                 doi=doi,
             )
 
-    with _open_text(path) as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if not line.strip():
-                yield from flush()
-                fields, last_tag = {}, ""
-                continue
-            match = _MEDLINE_TAG.match(line)
-            if match and not line.startswith("      "):
-                last_tag = match.group(1)
-                fields.setdefault(last_tag, []).append(match.group(2).strip())
-            elif last_tag:
-                # Continuation lines are indented by six spaces and extend the previous field value.
-                fields[last_tag][-1] += " " + line.strip()
+    try:
+        with _open_text(path) as fh:
+            for line in fh:
+                line = line.rstrip("\n")
+                if not line.strip():
+                    yield from flush()
+                    fields, last_tag = {}, ""
+                    continue
+                match = _MEDLINE_TAG.match(line)
+                if match and not line.startswith("      "):
+                    last_tag = match.group(1)
+                    fields.setdefault(last_tag, []).append(match.group(2).strip())
+                elif last_tag:
+                    # Continuation lines are indented by six spaces and extend the previous field value.
+                    fields[last_tag][-1] += " " + line.strip()
+    except UnicodeDecodeError as exc:  # was an uncaught traceback (bad-input probe: a Latin-1 .txt)
+        raise DataError(f"{path}: text is not UTF-8 ({exc.reason}); re-encode the file as UTF-8 (e.g. "
+                        "`iconv -f latin1 -t utf-8`).") from exc
     yield from flush()
 
 
