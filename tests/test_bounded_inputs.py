@@ -59,6 +59,8 @@ def test_a_ten_megabyte_plain_line_is_a_clear_error(tmp_path):
     ({"pmid": "5", "abstract": "ok", "title": ["a"]}, r"'title' must be a JSON string, got list"),
     ({"pmid": "5", "abstract": "ok", "authors": "Smith J"}, r"'authors' must be a list of strings"),
     ({"pmid": "abc", "abstract": "ok"}, r"PMID 'abc' is not a positive integer"),
+    ({"title": "t", "abstract": "ok"}, r"the record has no PMID \(no 'pmid' field"),  # was "PMID None is not ..."
+    ({"pmid": "", "abstract": "ok"}, r"the record has no PMID"),
     ({"pmid": "5", "abstract": "   "}, r"has no 'abstract' text"),
     ([1, 2], r"expected a JSON object"),
     ("{not json", r"not valid JSON"),

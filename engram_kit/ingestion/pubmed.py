@@ -96,6 +96,9 @@ def _open_binary(path: Path) -> io.BufferedIOBase:
 
 def _clean_pmid(value: object, where: str) -> str:
     pmid = str(value).strip() if value is not None else ""
+    if value is None or not pmid:
+        raise DataError(f"{where}: the record has no PMID (no 'pmid' field, or it is empty); add it or remove the "
+                        "record.")
     if not pmid.isdigit():
         raise DataError(f"{where}: PMID {value!r} is not a positive integer; fix or remove the record.")
     return pmid
