@@ -104,6 +104,14 @@ def test_metformin_side_effects_say_how_many_more(graph_ws):
                                               [("metformin", "Compound", METFORMIN, "Metformin")])
     assert len(facts.claims) == 10 and all(c.citations[0].label == "Hetionet CAUSES_CcSE" for c in facts.claims)
     assert facts.notes[0].startswith("Metformin causes 139 side effects;") and "and 129 more" in facts.notes[0]
+    # every CcSE edge has the one SIDER source: 'ranked by evidence' would hide that the list is by name
+    sources = graph_ws.store.read_only_query(
+        "MATCH (:Compound {id: $c})-[r:CAUSES_CcSE]->(:SideEffect) RETURN count(DISTINCT r.sources) AS n",
+        {"c": METFORMIN})["n"].iloc[0]
+    assert sources == 1 and "tie on evidence, so they are in name order" in facts.notes[0]
+    treats = GraphFacts(graph_ws.store).answer("What does metformin treat?",
+                                               [("metformin", "Compound", METFORMIN, "Metformin")])
+    assert not any("tie on evidence" in note for note in treats.notes)
 
 
 def test_a_treat_question_answered_with_another_relation_says_so(graph_ws):
@@ -183,6 +191,7 @@ def test_unread_relation_with_no_entity_promises_no_graph_facts(graph_ws):
     facts = GraphFacts(graph_ws.store)
     none = facts.answer("What is the best recipe for sourdough bread?", [])
     assert none.notes and "no graph facts are shown" in none.notes[0] and "nearest" not in none.notes[0]
+    assert ".)" not in none.notes[0]  # the explanation's own full stop is not kept inside the brackets
     some = facts.answer("What is the mechanism of action of metformin?",
                         [("metformin", "Compound", METFORMIN, "Metformin")])
     assert not some.notes or "nearest the question's entities" in some.notes[0]

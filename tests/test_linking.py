@@ -225,6 +225,17 @@ def test_disease_before_side_effect_unless_adverse_event(extractor, resolver):
     assert top(extractor, resolver, adverse, "hypertension") == "Side Effect::C0020538"
 
 
+def test_a_disease_name_without_an_adverse_cue_links_the_disease_only(extractor, resolver):
+    """'Parkinson's disease' was linked to the Disease (0.96) and to SIDER's Side Effect of the same name
+    (0.92), so PPR paths read 'Bromocriptine -[CAUSES_CcSE]- Parkinson's disease' (newcomer run)."""
+    plain = "Bromocriptine is a dopamine agonist used in Parkinson's disease and hyperprolactinaemia."
+    assert links(extractor, resolver, plain)["Parkinson's disease"] == ["Disease::DOID:14330"]
+    hypertension = links(extractor, resolver, "Hypertension is a major risk factor for stroke in the elderly.")
+    assert hypertension["Hypertension"] == ["Disease::DOID:10763"]
+    adverse = "Cisplatin toxicity included nephrotoxicity and hypertension as adverse events."
+    assert links(extractor, resolver, adverse)["hypertension"][:1] == ["Side Effect::C0020538"]
+
+
 def test_adverse_cue_must_be_near_the_mention(extractor, resolver):
     text = ("Levodopa-induced dyskinesias (LIDs) present a major problem for the long-term management of "
             "Parkinson's disease (PD) patients.")

@@ -75,6 +75,12 @@ class FactsResult:
     total: int | None = None
 
 
+def _evidence_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """The evidence a one-hop listing row is ordered by (sources, publications, unbiased), as in
+    :func:`engram_kit.evidence.plans.plan_queries`."""
+    return tuple(row.get(k) for k in ("n_sources", "n_publications", "unbiased"))
+
+
 class GraphFacts:
     """Edges of the asked relation for an answer (see the module docstring).
 
@@ -109,7 +115,8 @@ class GraphFacts:
             # with no entity there are no edges near it to show: say only that the relation was not read
             nearest = "the graph facts below are the edges nearest the question's entities" if anchors else \
                 "no graph facts are shown"
-            note = f"Relation not recognised ({intent.explanation}); {nearest}." if not intent.known else ""
+            why = intent.explanation.rstrip(". ")
+            note = f"Relation not recognised ({why[:1].lower() + why[1:]}); {nearest}." if not intent.known else ""
             return FactsResult(intent, notes=[note] if note else [])
         anchor = next(a for a in anchors if a[1] == intent.anchor_label)
         _, _, anchor_id, anchor_name = anchor
@@ -135,6 +142,9 @@ class GraphFacts:
                         f"{kind_words(hops[0].to_label)} ({hops[0].rel_type}, then {hops[1].rel_type})")
                 rule = f"ranked by the number of linking {kind_words(hops[0].to_label)}"
             more = n - len(rows)
+            if len(hops) == 1 and more > 0 and len(rows) > 1 and len({_evidence_key(r) for r in rows}) == 1:
+                # "ranked by evidence" over ten rows of one source each is an alphabetical list: say so
+                rule += "; the ones shown tie on evidence, so they are in name order"
             shown = f"top {len(rows)} shown, {rule}, and {more} more" if more > 0 else f"all shown, {rule}"
             out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
         if substitute := substituted_relation_note(intent, anchor_name):

@@ -273,6 +273,12 @@ class LinkPolicy:
                 top, other = kept[0], others[0]
                 kept = [replace(other, confidence=top.confidence), replace(top, confidence=other.confidence)] + \
                     [c for c in kept if c is not top and c is not other]
+        if not adverse and kept and kept[0].kind not in SIDE_EFFECT_KINDS:
+            # a name Hetionet holds both as a Disease and as a SIDER Side Effect ("Parkinson's disease") means
+            # the disease in a sentence with no adverse cue: linking both let PPR paths read the disease as a
+            # side effect ("Bromocriptine -[CAUSES_CcSE]- Parkinson's disease", newcomer run)
+            names = {normalize_name(c.name) for c in kept if c.kind in DISEASE_KINDS}
+            kept = [c for c in kept if not (c.kind in SIDE_EFFECT_KINDS and normalize_name(c.name) in names)]
         if adverse and kept and kept[0].kind in DISEASE_KINDS:
             effects = [c for c in kept if c.kind in SIDE_EFFECT_KINDS]
             if effects:  # same surface read as the adverse event: swap the two confidences
@@ -361,11 +367,13 @@ def _gene_word_near(mention: Mention) -> bool:
 
 def setting_not_side_effect(mention: Mention, kind: str) -> bool:
     """Whether a question's ``kind`` reading of ``mention`` must be dropped: a Side Effect reading of a word
-    that classifies a setting noun with no adverse cue near it ("How should DVT be prevented in trauma
-    patients?" is not about the Side Effect Trauma). Document links get the same rule from
+    that classifies a setting noun ("How should DVT be prevented in trauma patients?" is not about the Side
+    Effect Trauma). Document links get the same rule from
     :meth:`LinkPolicy.kind_allowed`; questions need it on its own because their readings are kept wider
     (see :func:`engram_kit.evidence.search.question_entities`)."""
-    return kind in SIDE_EFFECT_KINDS and _classifies_setting(mention) and not _adverse_near(mention)
+    # no adverse-cue exception here (unlike documents): in "Does heparin cause heparin-induced thrombocytopenia
+    # in trauma patients?" the cue belongs to the thrombocytopenia, and a setting word is never the event
+    return kind in SIDE_EFFECT_KINDS and _classifies_setting(mention)
 
 
 def classifies_setting(mention: Mention) -> bool:
