@@ -91,7 +91,8 @@ def run(shared: Path, limit: int | None) -> str:
                 ("cosine + entity bonuses only (before)", 0.0, 0.0),
                 (f"methods penalty {penalty:.2f} only", penalty, 0.0),
                 (f"finding bonus {bonus:.2f} only", 0.0, bonus),
-                (f"finding bonus {2 * bonus:.2f}", penalty, 2 * bonus))
+                (f"finding bonus {2 * bonus:.2f}", penalty, 2 * bonus),
+                ("methods penalty 1.00 (a filter)", 1.0, bonus))
     rows = []
     started = time.perf_counter()
     for name, p_value, b_value in variants:

@@ -135,7 +135,13 @@ def test_retrieval_source_filter_and_passage_pages(ws):
     assert all(p.source == "pubmed" for p in pubmed.passages)
     both = ws.retrieve(question, source="all")
     assert any(p.source == "uploaded" for p in both.passages)
-    assert any(p.ppr_score > 0 for p in uploaded.passages)  # reachable through the shared entities
+    # the setting word 'trauma' seeds nothing (it seeded the Side Effect Trauma, the only way this question
+    # reached the review's passages through the graph); a question about the review's disease reaches them
+    assert not any(e.name == "Trauma" for e in uploaded.entities) and "trauma" in uploaded.unresolved
+    dvt = ws.retrieve("Does low molecular weight heparin prevent deep vein thrombosis in trauma patients?",
+                      source="uploaded")
+    assert "Deep vein thrombosis" in {e.name for e in dvt.entities}
+    assert any(p.ppr_score > 0 for p in dvt.passages)  # reachable through the shared entity
 
 
 @pytest.mark.parametrize("case", ["empty", "not_pdf", "corrupted", "truncated", "encrypted", "scanned"])
