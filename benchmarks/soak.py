@@ -103,6 +103,20 @@ def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready
     out.put(("writer", {"batches": done, "records": records, "errors": errors}))
 
 
+def _refusal_or_error(exc: Exception, errors: list[str]) -> int:
+    """1 when ``exc`` is the clear refusal of a second writer or a held lock (expected beside a writer);
+    otherwise 0, with the error (an EngramError's message or a short traceback) appended to ``errors``."""
+    from engram_kit.errors import EngramError
+
+    if isinstance(exc, EngramError):
+        if "writer" in str(exc).lower() or "lock" in str(exc).lower():
+            return 1
+        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+    else:
+        errors.append(traceback.format_exc(limit=3)[-300:])
+    return 0
+
+
 def _rss_mib() -> float:
     import psutil
 
@@ -110,11 +124,11 @@ def _rss_mib() -> float:
 
 
 def _reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out: Any) -> None:
-    from engram_kit.errors import EngramError
     from engram_kit.workspace import Workspace
 
     opens = asks = desk = beside_writer = 0
-    refusals, errors, first_rss = 0, [], 0.0
+    refusals, first_rss = 0, 0.0
+    errors: list[str] = []
     ready.wait()
     while time.time() < deadline.value:
         beside_writer += bool(writing.value)
@@ -125,13 +139,8 @@ def _reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out
                 asks += 1
                 ws.run_desk("Which pathways does TP53 participate in?")
                 desk += 1
-        except EngramError as exc:
-            if "writer" in str(exc).lower() or "lock" in str(exc).lower():
-                refusals += 1
-            else:
-                errors.append(f"{type(exc).__name__}: {exc}"[:300])
-        except Exception:  # noqa: BLE001 - reported in the table
-            errors.append(traceback.format_exc(limit=3)[-300:])
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            refusals += _refusal_or_error(exc, errors)
         first_rss = first_rss or _rss_mib()
     out.put((f"reader {number}", {"opens": opens, "beside writer": beside_writer, "asks": asks, "desk": desk,
                                   "refusals": refusals, "errors": errors, "rss_first": first_rss,
@@ -144,7 +153,6 @@ def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: in
 
     import numpy as np
 
-    from engram_kit.errors import EngramError
     from engram_kit.store.ladybug import LadybugStore
     from engram_kit.store.vectors import VectorStore
 
@@ -152,7 +160,8 @@ def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: in
     model = json.loads((folder / "manifest.json").read_text())["embedding_model"]
     rng = np.random.default_rng(number)
     opens = queries = beside_writer = 0
-    refusals, errors, first_rss = 0, [], 0.0
+    refusals, first_rss = 0, 0.0
+    errors: list[str] = []
     ready.wait()
     while time.time() < deadline.value:
         beside_writer += bool(writing.value)
@@ -171,13 +180,8 @@ def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: in
                     vectors.close()
             finally:
                 store.close()
-        except EngramError as exc:
-            if "writer" in str(exc).lower() or "lock" in str(exc).lower():
-                refusals += 1
-            else:
-                errors.append(f"{type(exc).__name__}: {exc}"[:300])
-        except Exception:  # noqa: BLE001 - reported in the table
-            errors.append(traceback.format_exc(limit=3)[-300:])
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            refusals += _refusal_or_error(exc, errors)
         first_rss = first_rss or _rss_mib()
         time.sleep(pause)
     out.put((f"light {number}", {"opens": opens, "beside writer": beside_writer, "queries": queries,
