@@ -251,8 +251,10 @@ class ExtractiveComposer:
             bonus = 0.1 * sum(1 for n in names | path_names if n and n in lowered)
             bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in relation)
             bonus += KIND_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in kind)
-            bonus -= METHODS_PENALTY * is_methods_sentence(sentence)
-            bonus += FINDING_BONUS * (FINDING_CUE.search(sentence) is not None)
+            if FINDING_CUE.search(sentence) is not None:  # a finding is never a methods sentence
+                bonus += FINDING_BONUS
+            elif METHODS_CUE.search(sentence) is not None:  # = is_methods_sentence, its finding test done above
+                bonus -= METHODS_PENALTY
             score = float(sim) + bonus
             if i not in best or score > best[i][0]:
                 best[i] = (score, sentence)
