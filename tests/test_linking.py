@@ -79,6 +79,61 @@ def test_atom_and_substrate_labels_in_table_rows_are_not_genes(extractor, resolv
     assert top(extractor, resolver, text, "FRK") is None
 
 
+def _table_links(lexicon, resolver, text: str) -> dict[str, str]:
+    """Cell text -> top linked node id of each table mention (the document pipeline's table path)."""
+    from engram_kit.extraction.tables import table_mentions
+
+    out = {}
+    for m in table_mentions(text, lexicon):
+        linked = resolver.link(m)
+        if linked:
+            out[m.text] = linked[0].node_id
+    return out
+
+
+def test_table_gene_column_links_official_symbols_only(lexicon, resolver):
+    """A table listing genes (the PeerJ paper's Table 3 shape): each whole cell of the gene column that is an
+    official HGNC symbol links that gene (ODC1 = Entrez 4953, PASK = 23178, C12orf43 = 64897, a footnote star
+    dropped); nothing inside other cells links ("HP" in "Yes (HP)" is the haptoglobin symbol, not linked)."""
+    text = ("Table 3 Comparison of the results from gene families.\n"
+            "column 1: ODC1; Original masked alignment: Yes (HPGPoN) Matched; column 4: Matched\n"
+            "column 1: PASK*; Original masked alignment: Yes (HP) Matched; column 4: Matched 2/3 (434)\n"
+            "column 1: C12orf43; Original masked alignment: Yes (HPG) Matched; column 4: Matched\n"
+            "column 1: HUS1; Original masked alignment: Yes (HP); column 4: HP")
+    assert _table_links(lexicon, resolver, text) == {
+        "ODC1": "Gene::4953", "PASK": "Gene::23178", "C12orf43": "Gene::64897", "HUS1": "Gene::3364"}
+
+
+def test_table_atom_labels_codes_and_lone_symbols_are_not_linked(lexicon, resolver):
+    """Atom/substrate labels, axis labels, numbers and a lone symbol-like cell in a column of codes are never
+    linked: OAF and FRK (FRK is an official symbol) in a substrate column that is mostly not genes, "HP" (two
+    letters), "CAT" among model codes, "Yes"/"No" answers."""
+    substrates = ("Table 2 Binding energies.\nSubstrate: OAF; Energy (kcal/mol): -7.1; Fit: Yes\n"
+                  "Substrate: FRK; Energy (kcal/mol): -6.4; Fit: No\nSubstrate: OAB2; Energy (kcal/mol): 1.23; Fit: Yes\n"
+                  "Substrate: HP; Energy (kcal/mol): 0.91; Fit: No\nSubstrate: m0; Energy (kcal/mol): 2.1; Fit: No")
+    assert _table_links(lexicon, resolver, substrates) == {}
+    codes = "Table 1 Models.\nModel: CAT; p: 1\nModel: m1Neutral; p: 2\nModel: modelA; p: 3\nModel: M8; p: 4"
+    assert _table_links(lexicon, resolver, codes) == {}
+
+
+def test_table_full_disease_and_compound_names_link(lexicon, resolver):
+    """A whole cell that is the full primary name of a Disease or Compound links it (Metformin = DB00331);
+    a short or partial name ("Pain", "heart failure clinic") does not."""
+    text = ("Table 1 Drugs and conditions.\nDrug: Metformin; Condition: Pain; Setting: heart failure clinic\n"
+            "Drug: 12.5 mg; Condition: -; Setting: ward")
+    assert _table_links(lexicon, resolver, text) == {"Metformin": "Compound::DB00331"}
+
+
+def test_table_cells_offsets(lexicon):
+    """Cell offsets point at the value in the passage text (footnote markers excluded, caption skipped)."""
+    from engram_kit.extraction.tables import table_cells
+
+    text = "Table 3 Genes.\ncolumn 1: PASK*; b: Yes (HP)\nc: 7"
+    cells = table_cells(text)
+    assert [(col, val) for col, val, _, _ in cells] == [("column 1", "PASK"), ("b", "Yes (HP)"), ("c", "7")]
+    assert all(text[s:e] == val for _, val, s, e in cells)
+
+
 def test_reference_and_affiliation_lines_are_not_linked(extractor, resolver):
     reference = ("12. Geerts WH, Code KI, Jay RM. A prospective study of venous thromboembolism after major "
                  "trauma. N Engl J Med. 1994;331:1601-6.")
@@ -196,7 +251,7 @@ def test_trauma_review_pdf_links_no_trauma_side_effect(extractor, resolver):
 
     if not (PDF_DIR / "bmc_dvt_prophylaxis_trauma_review.pdf").is_file():
         pytest.skip("bundled PDF missing")
-    texts = [u.text for u in pdf_units() if u.doc == "bmc_dvt_prophylaxis_trauma_review"]
+    texts = [u.text for u in pdf_units() if u.doc == "bmc_dvt_prophylaxis_trauma_review" and not u.table]
     linked = Counter(c.node_id for mentions in extractor.extract_many(texts, same_document=True)
                      for m in mentions for c in resolver.link(m)[:1])
     trauma_mentions = sum(m.text.lower() == "trauma" for mentions in extractor.extract_many(texts) for m in mentions)

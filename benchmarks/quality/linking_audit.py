@@ -41,6 +41,7 @@ import gzip
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -66,29 +67,40 @@ _STUDY_NAME = "linking_audit"
 
 @dataclass(frozen=True)
 class Unit:
-    """One text the product extracts from: corpus (``pdf``/``abstract``), document, passage text."""
+    """One text the product extracts from: corpus (``pdf``/``abstract``), document, passage text, and for a
+    table passage its caption label (``"Table 3"``; ``""`` for prose)."""
 
     corpus: str
     doc: str
     text: str
+    table: str = ""
 
 
 def pdf_units(pdf_dir: Path = PDF_DIR) -> Iterator[Unit]:
     """Passages of the bundled PDFs that the document pipeline sends to entity extraction: retrievable
     sections whose passage kind (:func:`~engram_kit.ingestion.documents.passage_kind`) is not one of
     :data:`~engram_kit.ingestion.chunking.NO_LINK_PASSAGE_KINDS` (front matter, back matter, references;
-    tables and captions are their own passages, never extracted), chunked as the pipeline chunks them."""
-    from engram_kit.ingestion.chunking import NO_LINK_PASSAGE_KINDS, chunk_text
-    from engram_kit.ingestion.documents import passage_kind
+    captions are their own passages, never extracted), chunked as the pipeline chunks them; then the table
+    passages of each section, which the pipeline links by the cell rules of
+    :func:`~engram_kit.extraction.tables.table_mentions`."""
+    from engram_kit.ingestion.chunking import NO_LINK_PASSAGE_KINDS, chunk_text, default_token_counter
+    from engram_kit.ingestion.documents import block_passages, passage_kind
     from engram_kit.ingestion.pdf import parse_pdf
 
+    counter = default_token_counter()
     for path in sorted(pdf_dir.glob("*.pdf")):
         parsed = parse_pdf(path.read_bytes(), filename=path.name)
         for section in parsed.sections:
-            if not section.retrievable or not section.text or passage_kind(section) in NO_LINK_PASSAGE_KINDS:
+            if not section.retrievable:
                 continue
-            for chunk in chunk_text(section.text):
-                yield Unit("pdf", path.stem, chunk.text)
+            if section.text and passage_kind(section) not in NO_LINK_PASSAGE_KINDS:
+                for chunk in chunk_text(section.text):
+                    yield Unit("pdf", path.stem, chunk.text)
+            for block in section.blocks:
+                if block.kind == "table":
+                    label = " ".join(block.title.split()[:2])
+                    for text, _ in block_passages(block, counter):
+                        yield Unit("pdf", path.stem, text, label)
 
 
 def abstract_units(path: Path = ABSTRACTS) -> Iterator[Unit]:
@@ -119,12 +131,15 @@ def collect(units: list[Unit], *, progress: bool = False, ner: str = "off") -> p
     Returns
     -------
     DataFrame
-        Columns ``corpus, doc, mention, context, linked_id, linked_name, kind, confidence, method``;
-        one row per linked mention occurrence.
+        Columns ``corpus, doc, mention, context, linked_id, linked_name, kind, confidence, method, table``
+        (``table``: the caption label of a table passage, ``""`` for prose); one row per linked mention
+        occurrence. Table passages are extracted with :func:`~engram_kit.extraction.tables.table_mentions`,
+        as :class:`~engram_kit.ingestion.documents.DocumentPipeline` does.
     """
     from engram_kit.embeddings import default_embedder
     from engram_kit.extraction import EntityExtractor
     from engram_kit.extraction.lexicon import BUNDLED_SYNONYMS_DIR, Lexicon, load_node_table
+    from engram_kit.extraction.tables import table_mentions
     from engram_kit.ingestion.pipeline import MentionLinker
     from engram_kit.resolution import EntityResolver
     from engram_kit.settings import Settings
@@ -139,20 +154,22 @@ def collect(units: list[Unit], *, progress: bool = False, ner: str = "off") -> p
     rows = []
     found: list = []
     for corpus, _doc, group in _documents(units):
-        texts = [u.text for u in group]
+        prose = [u.text for u in group if not u.table]
         # a PDF is one document (short forms defined once hold in every passage); each abstract is its own
-        found.extend(extractor.extract_many(texts, same_document=True) if corpus == "pdf"
-                     else extractor.extract_many(texts, progress=progress))
+        extracted = iter(extractor.extract_many(prose, same_document=True) if corpus == "pdf"
+                         else extractor.extract_many(prose, progress=progress))
+        found.extend(table_mentions(u.text, lexicon) if u.table else next(extracted) for u in group)
     for unit, mentions in zip(units, found):
         for mention in mentions:
             candidates = linker.link(mention)
             if not candidates:
                 continue
             best = candidates[0]
+            context = mention.sentence if unit.table else sentence_of(unit.text, mention.start, mention.end)
             rows.append({"corpus": unit.corpus, "doc": unit.doc, "mention": mention.text,
-                         "context": sentence_of(unit.text, mention.start, mention.end), "linked_id": best.node_id,
+                         "context": context, "linked_id": best.node_id,
                          "linked_name": best.name, "kind": best.kind, "confidence": round(best.confidence, 4),
-                         "method": best.method})
+                         "method": best.method, "table": unit.table})
     return pd.DataFrame(rows)
 
 
@@ -208,21 +225,42 @@ def score(gold: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
     """Precision and relative recall of ``links`` (from :func:`collect`) on the gold items, per corpus.
 
     A gold item is matched by (corpus, doc, mention) and the most similar sentence; ``gold_id`` ``-`` means no node is right,
-    several ids joined by ``|`` are equally right (two pathway databases' "Apoptosis").
+    several ids joined by ``|`` are equally right (two pathway databases' "Apoptosis"). A table cell is
+    matched by its table instead, and a gold mention the system read as part of a longer span of the same
+    sentence (one modifier word before it) is matched by that span (see ``link_of``).
     """
-    system: dict[tuple[str, str, str], list[tuple[set[str], str]]] = {}
-    for row in links.itertuples(index=False):
-        system.setdefault((row.corpus, row.doc, row.mention), []).append((set(row.context.split()), row.linked_id))
+    system: dict[tuple[str, str, str], list[tuple[set[str], str, str]]] = {}
+    tables = links["table"] if "table" in links.columns else pd.Series([""] * len(links), index=links.index)
+    for row, table in zip(links.itertuples(index=False), tables.fillna("").astype(str)):
+        system.setdefault((row.corpus, row.doc, row.mention), []).append(
+            (set(row.context.split()), row.linked_id, table))
 
     def link_of(corpus: str, doc: str, mention: str, context: str) -> str | None:
         """The system's link of this mention in the sentence most like the gold one (Jaccard of words >= 0.5:
-        sentence splitting may change between versions)."""
+        sentence splitting may change between versions). A mention the system linked in a cell of table
+        "Table N" matches a gold item whose context holds "Table N" and the mention as a word: the first
+        sample was drawn when the parser read tables as prose glued to the page's margin text, so the gold
+        context of a table cell is that glued text, not today's row."""
         words = set(context.split())
         best, best_overlap = None, 0.5
-        for other, node in system.get((corpus, doc, mention), ()):
+        for other, node, _ in system.get((corpus, doc, mention), ()):
             overlap = len(words & other) / len(words | other) if words | other else 0.0
             if overlap >= best_overlap:
                 best, best_overlap = node, overlap
+        if best is None:
+            for _, node, table in system.get((corpus, doc, mention), ()):
+                if table and f"{table} " in context and mention in words:
+                    return node
+        if best is None:  # one modifier word more before the mention, in the same sentence ("Deep venous
+            # thrombosis" for the gold item "venous thrombosis"): the system read those words as that span
+            pattern = re.compile(rf"^\S+ {re.escape(mention.casefold())}$")
+            for (c, d, other_mention), rows in system.items():
+                if c != corpus or d != doc or other_mention == mention or not pattern.search(other_mention.casefold()):
+                    continue
+                for other, node, _ in rows:
+                    overlap = len(words & other) / len(words | other) if words | other else 0.0
+                    if overlap >= best_overlap:
+                        best, best_overlap = node, overlap
         return best
 
     rows = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Values of :attr:`Mention.method`: how the mention was found.
-MENTION_METHODS: tuple[str, ...] = ("gazetteer", "abbreviation", "ner")
+MENTION_METHODS: tuple[str, ...] = ("gazetteer", "abbreviation", "ner", "table")
 
 #: Values of :attr:`Mention.label` set by the typed vocabulary (``Lexicon.vocabulary``); NER labels are
 #: whatever the model emits.
@@ -30,7 +30,8 @@ class Mention:
         Hetionet kind of each candidate, same length and order as ``candidates``.
     method : str
         One of :data:`MENTION_METHODS`: ``gazetteer`` (lexicon match), ``abbreviation`` (a short form defined
-        in the same text, e.g. ``AD`` after "Alzheimer's disease (AD)"), ``ner`` (a scispaCy NER span).
+        in the same text, e.g. ``AD`` after "Alzheimer's disease (AD)"), ``ner`` (a scispaCy NER span), ``table``
+        (a whole table cell, :mod:`engram_kit.extraction.tables`).
     long_form : str
         For abbreviations, the long form as written in the text; ``""`` otherwise.
     label : str

@@ -92,10 +92,13 @@ class DocumentMetadata:
         return pd.DataFrame(rows, columns=["field", "value", "source", "confidence"])
 
 
-#: Passage kinds (``PassageRecord.kind``): ``text`` is prose; the others never produce entity links (author
-#: lists, affiliations, correspondence, reference entries, captions and table cells are not claims).
+#: Passage kinds (``PassageRecord.kind``): ``text`` is prose; the others are not sent to the prose extractor
+#: (author lists, affiliations, correspondence, reference entries and captions are not claims). A ``table``
+#: passage links only whole cells that are official gene symbols in a gene column or full Disease/Compound
+#: names (:func:`engram_kit.extraction.tables.table_mentions`).
 PASSAGE_KINDS: tuple[str, ...] = ("text", "table", "caption", "front_matter", "back_matter", "references")
-#: Passage kinds that are stored and retrievable but never sent to entity extraction/linking.
+#: Passage kinds that are stored and retrievable but never sent to the prose entity extraction (tables get the
+#: cell rules above instead).
 NO_LINK_PASSAGE_KINDS: frozenset[str] = frozenset({"table", "caption", "front_matter", "back_matter", "references"})
 
 

@@ -45,6 +45,7 @@ from engram_kit.files import too_large_message, write_atomic
 from engram_kit.embeddings import Embedder
 from engram_kit.errors import DataError, EngramError, IngestionError, UnknownFileTypeError
 from engram_kit.extraction import EntityExtractor
+from engram_kit.extraction.tables import table_mentions
 from engram_kit.ingestion.chunking import (
     MAX_PASSAGE_TOKENS,
     NO_LINK_PASSAGE_KINDS,
@@ -555,7 +556,7 @@ class DocumentPipeline:
 
         t0 = time.perf_counter()
         # author lists, affiliations, correspondence, references, tables and captions are no claims: their
-        # passages (and the summaries of such sections) are never sent to entity extraction
+        # passages (and the summaries of such sections) are never sent to the prose entity extraction
         texts = [p.text if p.kind not in NO_LINK_PASSAGE_KINDS else "" for p in batch.passages]
         texts += [summary_text if passage_kind(section) not in NO_LINK_PASSAGE_KINDS else ""
                   for section, summary_text in zip(parsed.sections, summaries)]
@@ -567,6 +568,11 @@ class DocumentPipeline:
         found: list[list] = [[] for _ in texts]
         for i, mentions in zip(wanted, extracted):
             found[i] = mentions
+        # table passages: only whole cells that are official gene symbols (in a gene column) or full
+        # Disease/Compound names are linked (engram_kit.extraction.tables); never atom labels or codes
+        for i, passage in enumerate(batch.passages):
+            if passage.kind == "table":
+                found[i] = table_mentions(passage.text, self.extractor.lexicon)
         timings["extract"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
