@@ -73,8 +73,9 @@ def _ingest_args(p: argparse.ArgumentParser) -> None:
                    help="skip invalid JSON Lines records (listed) instead of refusing the whole file")
     p.add_argument("--as-new", action="store_true",
                    help="keep a re-ingested document as a new document instead of replacing the old version")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="processes extracting and linking entities while the main one embeds and writes (default 1)")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="processes extracting, linking and embedding while the main one writes; "
+                        "0 (default): one per core, at most 4; 1: everything in one process")
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
@@ -178,7 +179,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     with _open(args) as ws:
         for file in args.files:
-            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 1))
+            report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 0))
             print(f"{file}: {report}")
             for pmid, numbers in list(report.duplicates.items())[:10]:
                 print(f"  PMID {pmid} is listed {len(numbers)} times (records {', '.join(map(str, numbers))}); "
@@ -283,7 +284,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     with ws:
         abstracts = resolve_data_paths().abstracts
         print(f"Ingesting {abstracts} ...", flush=True)
-        print(ws.ingest(abstracts))
+        print(ws.ingest(abstracts, workers=0))
         print(f"\nQ: {args.question}")
         _print_answer(ws.ask(args.question), top_k=5)
     return 0

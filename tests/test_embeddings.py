@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from engram_kit.embeddings import EMBEDDERS, WINDOW_OVERLAP, EmbedderSpec, embedder_from_manifest, get_embedder
-from engram_kit.errors import DataError, WorkspaceError
+from engram_kit.errors import DataError, EngramError, WorkspaceError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -224,7 +224,8 @@ def _literature_of(ws, pmids: list[str]) -> dict[str, object]:
 
 
 def test_ingest_with_two_workers_writes_the_same_graph_as_one(toy_workspace, toy_records):
-    """``--workers 2`` forks a prepare pool; the graph it writes equals the single-process one (issue 18)."""
+    """``--workers 2`` forks a pool that prepares and embeds; the graph and the passage vectors it writes equal
+    the single-process ones (issue 18)."""
     from dataclasses import replace
 
     ws = toy_workspace
@@ -239,6 +240,14 @@ def test_ingest_with_two_workers_writes_the_same_graph_as_one(toy_workspace, toy
     assert len(one["mentions"]) > 20 and one["maps_to"], "the sample abstracts mention linked entities"
     assert two == one
     assert runs[2][1].mentions == runs[1][1].mentions and runs[2][1].linked_mentions == runs[1][1].linked_mentions
+    # The workers embedded their batches (the stage is timed there) and sent back the same vectors, in order.
+    assert runs[2][1].stage_seconds["embed"] > 0
+    single = ws.vectors.get_embeddings([f"pubmed:{20_000_000 + i}#p0" for i in range(20)])
+    forked = ws.vectors.get_embeddings([f"pubmed:{21_000_000 + i}#p0" for i in range(20)])
+    assert len(single) == len(forked) == 20
+    for i in range(20):
+        np.testing.assert_allclose(forked[f"pubmed:{21_000_000 + i}#p0"], single[f"pubmed:{20_000_000 + i}#p0"],
+                                   atol=1e-6)
     assert ws.check().consistent
 
 
@@ -319,3 +328,32 @@ def test_int8_embedder_works_in_a_forked_prepare_worker():
         child = pool.apply_async(_encode_with_int8, (texts,)).get(timeout=600)
     assert child.shape == parent.shape == (2, 384)
     assert float((child * parent).sum(axis=1).min()) > 0.999  # one thread vs two: the same model
+
+
+@pytest.mark.slow  # the real int8 model (exported once per machine)
+def test_int8_vector_of_a_text_does_not_depend_on_its_batch(sample_records):
+    """Dynamic int8 quantisation scales activations by the range of the whole input tensor, so with several
+    texts per model call a vector depended on its neighbours (min cosine to fp32 0.9898 at 16 per call). The
+    int8 embedder runs one text per call (``MODEL_BATCH``): the same text gets the same vector in any batch."""
+    texts = [r.text for r in sample_records[:12]]
+    embedder = get_embedder("minilm-onnx-int8")
+    together = embedder.encode(texts, batch_size=64)
+    alone = np.vstack([embedder.encode([t]) for t in texts[:4]])
+    np.testing.assert_allclose(together[:4], alone, atol=1e-6)
+    shuffled = embedder.encode(texts[::-1], batch_size=5)[::-1]
+    np.testing.assert_allclose(shuffled, together, atol=1e-6)
+
+
+def test_workers_zero_means_one_per_core_and_negative_is_refused(toy_workspace):
+    """``engram ingest`` defaults to ``workers=0``: one worker per usable core, at most four (issue 18)."""
+    from engram_kit.ingestion.pipeline import MAX_AUTO_WORKERS, PubMedIngestor, auto_workers
+
+    ws = toy_workspace
+    parts = dict(store=ws.store, vectors=ws.vectors, extractor=ws.extractor, resolver=ws.resolver,
+                 embedder=ws.embedder, settings=ws.settings)
+    cores = len(os.sched_getaffinity(0))
+    assert auto_workers() == max(1, min(MAX_AUTO_WORKERS, cores))
+    assert PubMedIngestor(**parts, workers=0).workers == auto_workers()
+    assert PubMedIngestor(**parts, workers=3).workers == 3
+    with pytest.raises(EngramError, match="workers=-1 is out of range"):
+        PubMedIngestor(**parts, workers=-1)

@@ -145,6 +145,12 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
     #: vectors change) when the recipe changes. v2 used reduce_range (7-bit weights): min cosine to fp32 0.9898
     #: on the 430 bundled abstracts, below the 0.99 bar; v3 (full 8-bit range) 0.9918.
     FILE = "minilm-l6-v2-int8-v3.onnx"
+    #: Texts per onnxruntime call, whatever batch the caller asks for. One text per call is both the fastest
+    #: and the most faithful on CPU (430 bundled abstracts, one thread, benchmarks/results/ingest.md): 40.3 CPU-ms
+    #: per abstract vs 46.3 (4), 47.8 (16) and 54.9 (64), because a single sequence's activations stay in cache and
+    #: nothing is padded; and ``DynamicQuantizeLinear`` then scales each text's activations by its own range, so
+    #: a vector no longer depends on the texts batched with it (min cosine to fp32 0.9918 at 1, 0.9898 at 16).
+    MODEL_BATCH = 1
 
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads
@@ -195,6 +201,7 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         session = self._load()
         tokenizer = bundled_tokenizer()
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        batch_size = max(1, min(batch_size, self.MODEL_BATCH))
         for start in range(0, len(texts), batch_size):
             encodings = tokenizer.encode_batch(texts[start: start + batch_size])
             width = min(MINILM_MAX_TOKENS, max(len(e.ids) for e in encodings))

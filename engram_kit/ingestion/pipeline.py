@@ -5,9 +5,13 @@ Stages per batch of ``Settings.batch_size`` records:
 1. **prepare** (CPU, parallel with ``workers > 1``): extract mentions (gazetteer + abbreviations), resolve
    each distinct mention once (cached per process), build the :class:`~engram_kit.records.LiteratureBatch`.
    Worker processes are forked once per run and fed a bounded number of batches ahead of the writer.
-2. **embed** (main process): all passages of the batch in one call of the workspace's embedder, which
-   batches across documents (model batches of at most :data:`EMBED_BATCH`) and embeds long abstracts whole
-   (windows pooled).
+2. **embed** (in the same worker as its prepare stage when ``workers > 1``, else in this process): all
+   passages of the batch in one call of the workspace's embedder, which batches across documents (model
+   batches of at most :data:`EMBED_BATCH`, or the backend's own smaller batch) and embeds long abstracts
+   whole (windows pooled). Embedding in the workers, each single-threaded, leaves this process only the
+   writes: on the 6,107 shared abstracts with the int8 default that took the end-to-end rate from 23.2 to
+   the figure in ``benchmarks/results/ingest.md`` (one thread per process avoids onnxruntime's
+   thread synchronisation, and the writer no longer waits for the model).
 3. **commit**, one protocol for graph and vectors (issue 21): (a) the graph batch is written in one
    transaction with every article ``status = "pending"``; (b) the passage vectors are upserted (by passage
    id, so a repeat overwrites, never duplicates); (c) the articles are set ``complete`` in one statement.
@@ -27,13 +31,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import multiprocessing
+import os
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -195,6 +201,23 @@ class PreparedBatch:
     found: int
     linked: int
     seconds: float
+    #: ``(len(records), dimension)`` unit vectors when the worker embedded the batch too, else None.
+    embeddings: np.ndarray | None = None
+    #: Wall seconds of that embedding (0 when not embedded here).
+    embed_seconds: float = 0.0
+
+
+#: Most worker processes ``workers=0`` (automatic) starts: past 4 the single writer is the bottleneck.
+MAX_AUTO_WORKERS = 4
+
+
+def auto_workers() -> int:
+    """Worker processes for ``workers=0``: one per usable core, at most :data:`MAX_AUTO_WORKERS`; 1 where
+    ``fork`` is unavailable (Windows)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(MAX_AUTO_WORKERS, cores))
 
 
 #: The ingestor a forked worker uses (set in the parent just before the fork; workers inherit it).
@@ -214,7 +237,7 @@ def _start_worker() -> None:
 
 def _prepare_in_worker(records: list[PubMedRecord]) -> PreparedBatch:
     assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
-    return _WORKER_INGESTOR.prepare(records)
+    return _WORKER_INGESTOR.prepare(records, embed=True)
 
 
 class PubMedIngestor:
@@ -226,17 +249,19 @@ class PubMedIngestor:
     extractor, resolver : entity extraction and resolution.
     embedder : passage embedder (the vector store's model).
     settings : ``batch_size``, ``min_link_confidence``, ``max_candidates``, ``progress``.
-    workers : processes for the prepare stage, >= 1. 1 = all in this process. N > 1 forks N worker
-        processes (Linux/macOS ``fork``; elsewhere falls back to 1) that extract and link while this
-        process embeds and writes.
+    workers : processes for the prepare and embed stages, >= 0. 1 = all in this process. N > 1 forks N
+        worker processes (Linux/macOS ``fork``; elsewhere falls back to 1) that extract, link and embed
+        (each single-threaded) while this process writes. 0 = :func:`auto_workers` (one per core, at most
+        4). An input of a single batch is always prepared in this process (forking would only add start-up).
     fault_hook : called with each name of :data:`WRITE_BOUNDARIES` during a commit; for fault-injection tests.
     """
 
     def __init__(self, *, store: GraphStore, vectors: VectorStore, extractor: EntityExtractor,
                  resolver: EntityResolver, embedder: Embedder, settings: Settings, workers: int = 1,
                  fault_hook: Callable[[str], None] | None = None) -> None:
-        if workers < 1:
-            raise EngramError(f"workers={workers} is out of range: use an integer >= 1.")
+        if workers < 0:
+            raise EngramError(f"workers={workers} is out of range: use an integer >= 1, or 0 for one per core.")
+        workers = workers or auto_workers()
         self.store = store
         self.vectors = vectors
         self.extractor = extractor
@@ -277,6 +302,7 @@ class PubMedIngestor:
 
         for prepared in self._prepared(todo_batches()):
             report.stage_seconds["prepare"] += prepared.seconds
+            report.stage_seconds["embed"] += prepared.embed_seconds
             report.mentions += prepared.found
             report.linked_mentions += prepared.linked
             self._embed_and_commit(prepared, report)
@@ -287,24 +313,39 @@ class PubMedIngestor:
         return report
 
     # ------------------------------------------------------------------------------------------
-    def prepare(self, records: list[PubMedRecord]) -> PreparedBatch:
-        """The prepare stage of one batch: mentions, links and the graph batch (articles ``pending``)."""
+    def prepare(self, records: list[PubMedRecord], *, embed: bool = False) -> PreparedBatch:
+        """The prepare stage of one batch: mentions, links and the graph batch (articles ``pending``); with
+        ``embed`` also the passage vectors (what a forked worker does, see the module docstring)."""
         t0 = time.perf_counter()
         mentions = self.extractor.extract_many([r.text for r in records])
         batch = LiteratureBatch()
         counts = IngestReport()
         for record, found in zip(records, mentions):
             self._add_record(batch, record, found, counts)
-        return PreparedBatch(records, mentions, batch, counts.mentions, counts.linked_mentions,
-                             time.perf_counter() - t0)
+        prepared = PreparedBatch(records, mentions, batch, counts.mentions, counts.linked_mentions,
+                                 time.perf_counter() - t0)
+        if embed:
+            t1 = time.perf_counter()
+            prepared.embeddings = self._embed(records)
+            prepared.embed_seconds = time.perf_counter() - t1
+        return prepared
+
+    def _embed(self, records: list[PubMedRecord]) -> np.ndarray:
+        return self.embedder.encode([r.text for r in records],
+                                    batch_size=min(self.settings.batch_size, EMBED_BATCH))
 
     def _prepared(self, batches: Iterator[list[PubMedRecord]]) -> Iterator[PreparedBatch]:
         """Prepared batches in input order: in this process, or from forked workers kept ``2 * workers``
         batches ahead of the writer (bounded memory, unlike ``Pool.imap`` which drains its input)."""
-        if self.workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        first = next(batches, None)
+        second = next(batches, None) if first is not None else None
+        if self.workers == 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
+            for records in (b for b in (first, second) if b is not None):
+                yield self.prepare(records)
             for records in batches:
                 yield self.prepare(records)
             return
+        batches = chain((first, second), batches)  # type: ignore[arg-type]  # both set: second is not None
         global _WORKER_INGESTOR
         _WORKER_INGESTOR = self
         ctx = multiprocessing.get_context("fork")
@@ -321,8 +362,7 @@ class PubMedIngestor:
     def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
         records = prepared.records
         t0 = time.perf_counter()
-        embeddings = self.embedder.encode([r.text for r in records],
-                                          batch_size=min(self.settings.batch_size, EMBED_BATCH))
+        embeddings = prepared.embeddings if prepared.embeddings is not None else self._embed(records)
         t1 = time.perf_counter()
         report.stage_seconds["embed"] += t1 - t0
         try:
