@@ -38,6 +38,7 @@ from engram_kit.datasets import DataPaths, resolve_data_paths
 from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
 from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
+from engram_kit.extraction.extractor import INGESTION_NER
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.ingestion.consistency import UNFINISHED_STATUSES, ConsistencyReport, check_consistency
 from engram_kit.ingestion.pipeline import IngestReport, PubMedIngestor
@@ -103,6 +104,7 @@ class Workspace:
         self._nodes: pd.DataFrame | None = None
         self._lexicon: Lexicon | None = None
         self._extractor: EntityExtractor | None = None
+        self._ingestion_extractor: EntityExtractor | None = None
         self._resolver: EntityResolver | None = None
         self._kg_graph: CSRGraph | None = None
         self._index: tuple[int, GraphIndex] | None = None
@@ -293,9 +295,20 @@ class Workspace:
 
     @property
     def extractor(self) -> EntityExtractor:
+        """The extractor of questions and literature maps (dictionary + abbreviations, no NER)."""
         if self._extractor is None:
             self._extractor = EntityExtractor(self.lexicon)
         return self._extractor
+
+    @property
+    def ingestion_extractor(self) -> EntityExtractor:
+        """The extractor of ingested abstracts and documents: :attr:`extractor` plus the BC5CDR training-split
+        term tagger (:data:`~engram_kit.extraction.extractor.INGESTION_NER`), whose spans without a graph node
+        are stored as typed, unlinked NounPhrases (retrievable by text)."""
+        if self._ingestion_extractor is None:
+            self._ingestion_extractor = EntityExtractor(self.lexicon, ner=INGESTION_NER,
+                                                        gazetteer=self.extractor.gazetteer)
+        return self._ingestion_extractor
 
     @property
     def resolver(self) -> EntityResolver:
@@ -340,8 +353,9 @@ class Workspace:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
 
-        ``workers`` > 1 runs extraction and linking in that many forked processes while this one embeds and
-        writes (see :class:`~engram_kit.ingestion.pipeline.PubMedIngestor`). Each batch commits graph, then
+        ``workers`` > 1 runs extraction, linking and embedding in that many forked processes while this one
+        writes; 0 picks one per core, at most 4 (``engram ingest`` does; see
+        :class:`~engram_kit.ingestion.pipeline.PubMedIngestor`). Each batch commits graph, then
         vectors, then ``complete``: after a crash, running the same ingest again completes it (or run
         :meth:`check` with ``repair=True``).
 
@@ -367,7 +381,7 @@ class Workspace:
             total = total if total is not None else check.records
         else:
             records = unique_records(source)
-        ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.extractor,
+        ingestor = PubMedIngestor(store=self.store, vectors=self.vectors, extractor=self.ingestion_extractor,
                                   resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                                   workers=workers)
         try:
@@ -542,7 +556,7 @@ class Workspace:
         if repository is None:
             def pipeline() -> DocumentPipeline:
                 self._require_writable("process documents")
-                return DocumentPipeline(extractor=self.extractor, resolver=self.resolver, embedder=self.embedder,
+                return DocumentPipeline(extractor=self.ingestion_extractor, resolver=self.resolver, embedder=self.embedder,
                                         settings=self.settings)
 
             repository = self.__dict__["_documents"] = DocumentRepository(

@@ -299,6 +299,41 @@ def test_bundled_bc5cdr_ner_adds_typed_spans(lexicon, extractor):
     assert all((m.start, m.end) not in plain and m.label in ("Chemical", "Disease") for m in added)
 
 
+def test_term_tagger_whole_words_longest_first_case_kept():
+    """The term tagger matches whole words only, the longest term first, without overlaps, case-sensitively."""
+    from engram_kit.extraction.ner import TermTagger
+
+    tagger = TermTagger({"renal failure": "Disease", "acute renal failure": "Disease", "cocaine": "Chemical"})
+    text = "Cocaine and cocaine-induced acute renal failure; cocaineX, renal failures."
+    spans = [(text[s:e], label) for s, e, label in tagger.spans(text)]
+    assert spans == [("cocaine", "Chemical"), ("acute renal failure", "Disease")]
+    assert TermTagger({}).spans(text) == []
+
+
+def test_term_tagger_missing_file_is_a_clear_error(tmp_path):
+    from engram_kit.extraction.ner import TermTagger
+
+    with pytest.raises(BackendUnavailableError, match="make_corpus_terms.py"):
+        TermTagger.from_file(tmp_path / "absent.tsv.gz")
+
+
+def test_ingestion_extractor_adds_bc5cdr_train_terms(lexicon, extractor):
+    """The ingestion extractor (ner=INGESTION_NER, "bc5cdr-terms") adds typed spans of BC5CDR training-split names
+    the lexicon lacks ("Ecstasy", "bleeding"), never where a dictionary mention already is ("hepatotoxicity");
+    the default extractor (questions, literature maps) gives the dictionary mentions only."""
+    from engram_kit.extraction.extractor import INGESTION_NER
+    from engram_kit.extraction.ner import CORPUS_TERMS
+
+    assert INGESTION_NER == CORPUS_TERMS and extractor.ner_model is None
+    ingestion = EntityExtractor(lexicon, ner=INGESTION_NER, gazetteer=extractor.gazetteer)
+    assert ingestion.ner_model == CORPUS_TERMS
+    text = "Ecstasy caused severe hepatotoxicity and bleeding in two patients."
+    found = {m.text: (m.method, m.label) for m in ingestion.extract(text)}
+    assert found["Ecstasy"] == ("ner", "Chemical") and found["bleeding"] == ("ner", "Disease")
+    assert found["hepatotoxicity"][0] == "gazetteer"
+    assert [m.text for m in extractor.extract(text)] == ["hepatotoxicity"]
+
+
 # ------------------------------------------------------------------------- issue 7: NER quality bug fixes
 def test_defined_abbreviation_overrides_gene_match(extractor):
     # bug (a): STZ is a gene synonym (SLC2A2); defined in the text it means the long form

@@ -134,6 +134,21 @@ def test_table_cells_offsets(lexicon):
     assert all(text[s:e] == val for _, val, s, e in cells)
 
 
+def test_ner_span_labelled_chemical_is_not_a_gene_alias(resolver):
+    """A NER/term span labelled Chemical ("ATP") is not linked to the gene whose alias it is (ATP8A2, Entrez
+    51761: the resolver's only candidate); unlabelled, the same span would be."""
+    from engram_kit.extraction.mention import Mention
+
+    sentence = "The ATP-binding cassette transporter and ATP release from platelets were measured."
+    start = sentence.index("ATP release")
+    labelled = Mention("ATP", start, start + 3, (), (), "ner", label="Chemical", sentence=sentence,
+                       cues=frozenset({"biomedical"}))
+    assert [c.node_id for c in resolver.resolve(labelled)][:1] == ["Gene::51761"]
+    assert resolver.link(labelled) == []
+    unlabelled = Mention("ATP", start, start + 3, (), (), "ner", sentence=sentence, cues=frozenset({"biomedical"}))
+    assert [c.node_id for c in resolver.link(unlabelled)] == ["Gene::51761"]
+
+
 def test_reference_and_affiliation_lines_are_not_linked(extractor, resolver):
     reference = ("12. Geerts WH, Code KI, Jay RM. A prospective study of venous thromboembolism after major "
                  "trauma. N Engl J Med. 1994;331:1601-6.")

@@ -122,11 +122,12 @@ def sentence_of(text: str, start: int, end: int) -> str:
     return " ".join(text[max(0, start - 150):end + 150].split())
 
 
-def collect(units: list[Unit], *, progress: bool = False, ner: str = "off") -> pd.DataFrame:
+def collect(units: list[Unit], *, progress: bool = False, ner: str | None = None) -> pd.DataFrame:
     """Linked mentions of ``units`` by the current code (top candidate of :class:`MentionLinker`).
 
-    ``ner`` is the extractor's NER option (``"off"``, as the product's default; ``"bc5cdr-cnn"`` adds the
-    bundled NER's spans).
+    ``ner`` is the extractor's NER option (None: what a workspace ingests with,
+    :data:`~engram_kit.extraction.extractor.INGESTION_NER`, the ``bc5cdr-terms`` tagger; ``"off"`` none;
+    ``"bc5cdr-cnn"`` the bundled CNN's spans).
 
     Returns
     -------
@@ -138,6 +139,7 @@ def collect(units: list[Unit], *, progress: bool = False, ner: str = "off") -> p
     """
     from engram_kit.embeddings import default_embedder
     from engram_kit.extraction import EntityExtractor
+    from engram_kit.extraction.extractor import INGESTION_NER
     from engram_kit.extraction.lexicon import BUNDLED_SYNONYMS_DIR, Lexicon, load_node_table
     from engram_kit.extraction.tables import table_mentions
     from engram_kit.ingestion.pipeline import MentionLinker
@@ -146,7 +148,7 @@ def collect(units: list[Unit], *, progress: bool = False, ner: str = "off") -> p
 
     nodes = load_node_table(REPO / "data" / "hetionet" / "hetionet-v1.0-nodes.tsv.gz")
     lexicon = Lexicon.build(nodes, BUNDLED_SYNONYMS_DIR)
-    extractor = EntityExtractor(lexicon, ner=ner)
+    extractor = EntityExtractor(lexicon, ner=ner or INGESTION_NER)
     resolver = EntityResolver(lexicon, nodes, embedder=default_embedder(), node_prior=bundled_degree())
     settings = Settings()
     linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
@@ -315,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.quality.linking_audit", description=main.__doc__)
     parser.add_argument("--dump", type=Path, default=None, help="write the current links as TSV and stop")
     parser.add_argument("--gold-docs", action="store_true", help="with --dump: only the documents of the gold file")
-    parser.add_argument("--ner", default="off", help="extractor NER option for --dump (default off)")
+    parser.add_argument("--ner", default=None, help="extractor NER option for --dump (default: the product's)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     if args.dump is not None:

@@ -19,8 +19,9 @@ Merge order (each later step only adds what does not overlap what is kept):
    joined with a hyphen (``d-``, ``l-``, ``dl-``, ``d,l-``, ``(+)-``, ``(-)-``, ``(+/-)-``, ``N-``,
    ``cis-``, ``trans-``, ``5-``, ``2,4-``; :data:`CHEMICAL_PREFIX`) is extended over it: "d-penicillamine",
    "(-)-nicotine" (the BC5CDR and IUPAC convention: the prefix is part of the name);
-4. NER spans (optional, ``method="ner"``, no candidates, ``label`` = the model's label: the resolver
-   links them). By default a NER span is added only where no earlier mention overlaps it; with
+4. NER spans (``method="ner"``, no candidates, ``label`` = the model's label: the resolver links them with
+   exact/alias candidates of a chemical or disease kind only). Ingestion uses the term tagger ``bc5cdr-terms``
+   (:data:`INGESTION_NER`); a statistical model with ``ner="auto"`` or its name. By default a NER span is added only where no earlier mention overlaps it; with
    ``ner_first=True`` it replaces the mentions it overlaps unless one has exactly its span (the NER model
    was trained on the corpus's span conventions, the gazetteer knows the candidates).
 
@@ -45,12 +46,19 @@ from engram_kit.extraction.context import SETTING_CUE, TEXT_WIDE_CUES, context_c
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
-from engram_kit.extraction.ner import NerTagger, Span, load_ner
+from engram_kit.extraction.ner import CORPUS_TERMS, NerTagger, Span, TermTagger, load_ner
 from engram_kit.extraction.normalize import normalize_name
 
 log = logging.getLogger(__name__)
 
 
+#: The ``ner`` option of the extractor a workspace ingests abstracts and documents with
+#: (:attr:`engram_kit.workspace.Workspace.ingestion_extractor`): the BC5CDR training-split term tagger (issue 14;
+#: the cheapest way past BC5CDR strict F1 0.80 measured: the bundled CNN reaches 0.813 at ~12 CPU-ms per
+#: abstract, the terms 0.809 at ~0.1 ms). Questions and literature maps keep ``ner="off"``: an unlinked term span
+#: is retrievable text in a passage, but as a map node or question seed it is noise (BC5CDR CID, 80 test
+#: abstracts: co-occurrence edge precision 0.447 -> 0.392 with the terms in the map builder).
+INGESTION_NER = CORPUS_TERMS
 #: A stereo/locant prefix ending right before a chemical name (IUPAC nomenclature: D/L and R/S
 #: configuration, optical rotation, N-/O- substitution, cis/trans, numeric locants).
 CHEMICAL_PREFIX = re.compile(
@@ -92,9 +100,14 @@ class EntityExtractor:
         Surface forms to match (see :meth:`Lexicon.build`).
     abbreviations : bool
         Detect abbreviations defined in each text (scispaCy ``AbbreviationDetector``).
-    ner : {"off", "auto"} or str
-        ``"off"`` (default): no NER. ``"auto"``: use ``en_ner_bc5cdr_md`` when installed, skip silently
-        otherwise. Any other string: the name of an installed scispaCy/spaCy NER model, required.
+    ner : {"off", "bc5cdr-terms", "auto"} or str
+        ``"off"`` (default): no NER. ``"bc5cdr-terms"`` (:data:`INGESTION_NER`, what a workspace uses to
+        ingest abstracts and documents): the term tagger (:class:`~engram_kit.extraction.ner.TermTagger`:
+        whole-word matches of the chemical and disease names annotated in the BC5CDR training split, about
+        0.1 ms per abstract), added where no dictionary mention overlaps; BC5CDR test strict F1 0.764 -> 0.809
+        (``benchmarks/results/ner.md``). ``"auto"``: ``en_ner_bc5cdr_md`` when installed, else the bundled CNN
+        ``bc5cdr-cnn``, else nothing. Any other string: a registered backend or an installed scispaCy/spaCy NER
+        model, required.
     gazetteer : Gazetteer, optional
         A prebuilt gazetteer over ``lexicon`` (about 1 s to build for all of Hetionet).
     ner_first : bool
@@ -128,7 +141,7 @@ class EntityExtractor:
         self.lexicon = lexicon
         self.gazetteer = gazetteer if gazetteer is not None else Gazetteer(lexicon)
         self._abbreviations: AbbreviationFinder | None = AbbreviationFinder() if abbreviations else None
-        self._ner: NerTagger | None = load_ner(ner.strip())
+        self._ner: NerTagger | TermTagger | None = load_ner(ner.strip())
         self.ner_first = ner_first
 
     @property

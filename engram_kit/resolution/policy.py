@@ -48,6 +48,9 @@ applies these rules, each a named method below, in this order:
      non-gene entity, one followed by "-activated"/"-regulated" (:data:`PROTEIN_PARTICIPLES`: "AMP-activated
      protein kinase") is neither a non-gene entity nor a gene alias, and one followed by "-<digit><letter>"
      ("PGC" in "PGC-1a") is nothing of its own.
+   * *NER label*: a NER span labelled Chemical or Disease (by a model or the term tagger) never links a
+     gene, anatomy, pathway or GO node (:data:`NOT_CHEMICAL_OR_DISEASE_KINDS`): "ATP" tagged Chemical is not
+     the gene ATP8A2, whose alias it is.
    * *Cell-level words*: a Side Effect reading right after "cell"/"cells"/"cellular" ("neuronal cell
      death") is refused: SIDER side effects happen to patients, not to cells.
    * *Official symbol first* (:meth:`LinkPolicy._official_symbol_first`): when the best gene reading is an
@@ -96,6 +99,11 @@ GO_KINDS: frozenset[str] = frozenset({"Biological Process", "Molecular Function"
                                       "BiologicalProcess", "MolecularActivity", "CellularComponent"})
 SIDE_EFFECT_KINDS: frozenset[str] = frozenset({"Side Effect"})
 DISEASE_KINDS: frozenset[str] = frozenset({"Disease"})
+#: Kinds a NER span labelled Chemical or Disease (a NER model's or the term tagger's label) never links: the
+#: model says what the span is, so "ATP" tagged Chemical is not the gene ATP8A2 whose alias it is.
+NOT_CHEMICAL_OR_DISEASE_KINDS: frozenset[str] = frozenset({"Gene", "Anatomy", "Pathway", *GO_KINDS,
+                                                           "biolink:Gene", "biolink:Protein",
+                                                           "biolink:AnatomicalEntity"})
 #: Nouns of settings, roles and instruments that a condition word classifies without naming a condition
 #: that occurred ("trauma patients", "trauma surgery", "accident and emergency ward").
 SETTING_NOUNS: frozenset[str] = frozenset(
@@ -186,6 +194,9 @@ class LinkPolicy:
     def kind_allowed(self, mention: Mention, text: str, node_id: str, kind: str, method: str) -> bool:
         """Rule 4: the kind prior of one candidate given the mention's cues (module docstring)."""
         cues = mention.cues
+        if mention.method == "ner" and mention.label.casefold() in ("chemical", "disease") \
+                and kind in NOT_CHEMICAL_OR_DISEASE_KINDS:
+            return False
         single = len(normalize_name(text).split()) == 1
         sources = self.sources(text, node_id) if method in ("exact", "alias") else set()
         if mention.method != "abbreviation" and _inside_longer_name(mention, kind, self._symbol_like(text, node_id),
