@@ -180,7 +180,7 @@ def flop_floor(tokens: int) -> tuple[float, float]:
     return 2 * ENCODER_PARAMS * tokens / 1e9, rate
 
 
-def part_encode(lines: list[str], texts: list[str], tag: str) -> None:
+def part_encode(lines: list[str], texts: list[str], tag: str, backends: list[str]) -> None:
     from engram_kit.embeddings.minilm import bundled_tokenizer
 
     tokens_whole = sum(len(e.ids) for e in bundled_tokenizer().encode_batch(texts))
@@ -200,7 +200,7 @@ def part_encode(lines: list[str], texts: list[str], tag: str) -> None:
     wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
     lines.append(f"| plain sentence-transformers encode (fp32, truncates at 256) | {wall:.1f} | "
                  f"{len(texts) / wall:.1f} | {cpu:.1f} | {len(texts) / cpu:.1f} |")
-    for backend in BACKENDS:
+    for backend in backends:
         _, wall, cpu = embed_cached(backend, texts, tag)
         lines.append(f"| engram {backend} (whole text, windows pooled) | {wall:.1f} | {len(texts) / wall:.1f} | "
                      f"{cpu:.1f} | {len(texts) / cpu:.1f} |")
@@ -333,7 +333,9 @@ def part_ingest(lines: list[str], sets: list[tuple[str, list[Any]]], backends: l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="bundled abstracts only")
-    parser.add_argument("--part", default="all", choices=["quality", "encode", "recipes", "ingest", "all"])
+    parser.add_argument("--part", default="all",
+                        help="quality, encode, recipes, ingest or all; several joined by commas (e.g. encode,ingest: "
+                             "plain encode and the end-to-end ingest of the same texts in one run)")
     parser.add_argument("--limit", type=int, default=0, help="use only the first N shared abstracts")
     parser.add_argument("--replica", type=int, default=0, help="also ingest a synthetic replica of N abstracts")
     parser.add_argument("--workers", type=int, default=2)
@@ -355,18 +357,24 @@ def main(argv: list[str] | None = None) -> int:
     shared = load_abstracts(ABSTRACTS_6K) if ABSTRACTS_6K.exists() and not args.quick else []
     if args.limit:
         shared = shared[: args.limit]
-    if args.part in ("quality", "all") and not args.quick:
+    parts = set(args.part.split(","))
+    unknown = parts - {"quality", "encode", "recipes", "ingest", "all"}
+    if unknown:
+        parser.error(f"unknown --part {', '.join(sorted(unknown))}: use quality, encode, recipes, ingest or all")
+    if "all" in parts:
+        parts |= {"quality", "encode", "ingest"}
+    if "quality" in parts and not args.quick:
         lines.append("## Retrieval quality per embedder\n")
         part_quality(lines)
         part_cosine(lines)
-    if args.part in ("encode", "all"):
+    if "encode" in parts:
         lines.append("## Encode only\n")
         texts = [r.text for r in (shared or bundled)]
-        part_encode(lines, texts, f"shared-{len(shared)}" if shared else "bundled")
-    if args.part == "recipes":
+        part_encode(lines, texts, f"shared-{len(shared)}" if shared else "bundled", backends)
+    if "recipes" in parts:
         lines.append("## int8 recipes\n")
         part_recipes(lines, [r.text for r in bundled])
-    if args.part in ("ingest", "all"):
+    if "ingest" in parts:
         lines.append("## End to end\n")
         sets = []
         for size in args.sizes.split(","):
@@ -382,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"Load average at end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.")
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part if args.part != 'all' else ''}{'_' + args.tag if args.tag else ''}.md")).write_text(text)
+    (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part.replace(',', '-') if args.part != 'all' else ''}{'_' + args.tag if args.tag else ''}.md")).write_text(text)
     print(text)
     return 0
 
