@@ -377,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ingest" in parts:
         lines.append("## End to end\n")
         sets = []
-        for size in args.sizes.split(","):
+        for size in (s for s in args.sizes.split(",") if s and s != "none"):  # none: only --replica
             if size == "bundled":
                 sets.append(("bundled", bundled))
             elif shared:
