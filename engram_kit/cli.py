@@ -237,14 +237,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What an ``engram info`` count means where the number alone misleads (a newcomer compared "mentions 4,655"
+#: with the ingest report's "10,683 mention occurrences" and found no explanation).
+INFO_NOTES = {"mentions": "MENTIONS edges, one per passage and phrase; an ingest report counts every occurrence",
+              "maps_to": "MAPS_TO edges: phrase -> graph entity links"}
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     with _open(args, read_only=True) as ws:
         info = ws.info()
         counts = info.pop("counts")
         width = max(len(k) for k in info)
         for key, value in info.items():
-            print(f"{key:{width}}  {value:,}" if isinstance(value, int) and not isinstance(value, bool)
-                  else f"{key:{width}}  {value}")
+            line = (f"{key:{width}}  {value:,}" if isinstance(value, int) and not isinstance(value, bool)
+                    else f"{key:{width}}  {value}")
+            print(f"{line}  ({INFO_NOTES[key]})" if key in INFO_NOTES else line)
         nonzero = {k: v for k, v in counts.items() if v}
         print("counts      " + ", ".join(f"{k}={v:,}" for k, v in sorted(nonzero.items())))
     return 0

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install engram-kit with the notebook and test extras in ONE resolver call.
-# torch goes first and pinned: on these machines `torch==2.13.0` is a local CPU wheel, while an unpinned
-# torch would pull a multi-GB CUDA build. The package itself keeps an open torch range for users.
+# torch goes first and pinned. Where the package index holds a local CPU wheel of `torch==2.13.0` that is what
+# comes; elsewhere (PyPI, Linux) it is the larger CUDA-enabled build. TORCH_INDEX_URL (e.g.
+# https://download.pytorch.org/whl/cpu) installs torch alone from that index: the CPU-only build. The package
+# itself keeps an open torch range; a torch already importable in .venv is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -12,7 +14,7 @@ fi
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
 if ! python -c "import torch" >/dev/null 2>&1; then
-  python -m pip install --quiet "torch==2.13.0"
+  python -m pip install --quiet "torch==2.13.0" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 fi
 python -m pip install --quiet -e ".[notebooks,dev,neo4j]"
 python -c "import engram_kit, ladybug, scispacy, chromadb; print('engram-kit', engram_kit.__version__, 'installed in .venv')"

@@ -18,6 +18,9 @@ def test_ask_prints_entities_passages_and_answer(workspace_path, workspace, caps
     assert main(["info", "-w", str(workspace_path)]) == 0
     info = capsys.readouterr().out
     assert "Hetionet v1.0" in info and "passages" in info
+    # The MENTIONS count is of edges, not of the occurrences an ingest report counts: the line says so.
+    mentions = next(line for line in info.splitlines() if line.startswith("mentions "))
+    assert "one per passage and phrase" in mentions
 
 
 @pytest.mark.parametrize(
