@@ -46,7 +46,7 @@ from engram_kit.extraction.context import SETTING_CUE, TEXT_WIDE_CUES, context_c
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
-from engram_kit.extraction.ner import CORPUS_TERMS, NerTagger, Span, TermTagger, load_ner
+from engram_kit.extraction.ner import CORPUS_TERMS, Span, SpanTagger, load_ner
 from engram_kit.extraction.normalize import normalize_name
 
 log = logging.getLogger(__name__)
@@ -141,7 +141,7 @@ class EntityExtractor:
         self.lexicon = lexicon
         self.gazetteer = gazetteer if gazetteer is not None else Gazetteer(lexicon)
         self._abbreviations: AbbreviationFinder | None = AbbreviationFinder() if abbreviations else None
-        self._ner: NerTagger | TermTagger | None = load_ner(ner.strip())
+        self._ner: SpanTagger | None = load_ner(ner.strip())
         self.ner_first = ner_first
 
     @property

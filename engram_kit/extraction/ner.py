@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import spacy
 
@@ -37,16 +37,27 @@ _INSTALL_HINT = ("pip install https://s3-us-west-2.amazonaws.com/ai2-s2-scispacy
 Span = tuple[int, int, str]
 
 
+class SpanTagger(Protocol):
+    """What the extractor needs of a NER backend (:class:`NerTagger`, :class:`TermTagger` or a registered one):
+    its ``model`` name and ``(start, end, label)`` spans, sorted by start, for one text or many in order."""
+
+    model: str
+
+    def spans(self, text: str) -> list[Span]: ...
+
+    def spans_many(self, texts: Iterable[str], *, batch_size: int = 32) -> Iterator[list[Span]]: ...
+
+
 #: The bundled BC5CDR chemical/disease NER pipeline (spaCy folder; absent in a checkout that did not build it).
 BUNDLED_NER_DIR = Path(__file__).resolve().parents[2] / "data" / "models" / "bc5cdr-ner"
 #: Name of the bundled backend in :data:`NER_BACKENDS`.
 BUNDLED_NER = "bc5cdr-cnn"
 
 #: Registered NER backends: name -> (is it available?, factory). Extend with :func:`register_ner`.
-NER_BACKENDS: dict[str, tuple[Callable[[], bool], Callable[[], NerTagger | TermTagger]]] = {}
+NER_BACKENDS: dict[str, tuple[Callable[[], bool], Callable[[], SpanTagger]]] = {}
 
 
-def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable[[], SpanTagger]], Callable[[], SpanTagger]]:
     """Decorator registering a NER backend factory under ``name`` (usable as ``EntityExtractor(ner=name)``).
 
     Parameters
@@ -56,7 +67,7 @@ def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable
     available : callable
         Returns whether the backend can be loaded here (files or packages present), without loading it.
     """
-    def wrap(factory: Callable[[], Any]) -> Callable[[], Any]:
+    def wrap(factory: Callable[[], SpanTagger]) -> Callable[[], SpanTagger]:
         NER_BACKENDS[name] = (available, factory)
         return factory
     return wrap
@@ -205,7 +216,7 @@ def corpus_terms() -> TermTagger:
     return TermTagger.from_file()
 
 
-def load_ner(ner: str) -> NerTagger | TermTagger | None:
+def load_ner(ner: str) -> SpanTagger | None:
     """Resolve the extractor's ``ner`` option.
 
     Parameters

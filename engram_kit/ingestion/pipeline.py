@@ -337,15 +337,12 @@ class PubMedIngestor:
     def _prepared(self, batches: Iterator[list[PubMedRecord]]) -> Iterator[PreparedBatch]:
         """Prepared batches in input order: in this process, or from forked workers kept ``2 * workers``
         batches ahead of the writer (bounded memory, unlike ``Pool.imap`` which drains its input)."""
-        first = next(batches, None)
-        second = next(batches, None) if first is not None else None
-        if self.workers == 1 or second is None or "fork" not in multiprocessing.get_all_start_methods():
-            for records in (b for b in (first, second) if b is not None):
-                yield self.prepare(records)
+        peeked = list(islice(batches, 2))  # one batch only: forking would add start-up and nothing else
+        batches = chain(peeked, batches)
+        if self.workers == 1 or len(peeked) < 2 or "fork" not in multiprocessing.get_all_start_methods():
             for records in batches:
                 yield self.prepare(records)
             return
-        batches = chain((first, second), batches)  # type: ignore[arg-type]  # both set: second is not None
         global _WORKER_INGESTOR
         _WORKER_INGESTOR = self
         ctx = multiprocessing.get_context("fork")
@@ -361,10 +358,12 @@ class PubMedIngestor:
 
     def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
         records = prepared.records
-        t0 = time.perf_counter()
-        embeddings = prepared.embeddings if prepared.embeddings is not None else self._embed(records)
+        embeddings = prepared.embeddings  # a worker embedded it (timed there) ...
+        if embeddings is None:  # ... or this process does
+            t0 = time.perf_counter()
+            embeddings = self._embed(records)
+            report.stage_seconds["embed"] += time.perf_counter() - t0
         t1 = time.perf_counter()
-        report.stage_seconds["embed"] += t1 - t0
         try:
             self._commit(prepared.batch, records, embeddings)
             report.ingested += len(records)
