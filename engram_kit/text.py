@@ -38,7 +38,6 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 )
 
 _END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[a-z]+[A-Z0-9]))|\n+")
-_TOKEN_BEFORE = re.compile(r"(\S+)$")
 
 
 @dataclass(frozen=True)
@@ -62,13 +61,17 @@ class Sentence:
 
 
 def _is_abbreviation(text: str, period_at: int) -> bool:
-    match = _TOKEN_BEFORE.search(text, 0, period_at)
-    if match is None:
+    # The token before the period: walk back to the previous white space (a regex "\S+$" searched from 0 rescans
+    # the whole text for every period, quadratic in the text's length).
+    start = period_at
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    if start == period_at:
         return False
-    token = match.group(1).lower().lstrip("([\"'")
+    token = text[start:period_at].lower().lstrip("([\"'")
     if token in ABBREVIATIONS:
         return True
-    return len(token) == 1 and token.isalpha() and text[match.start(1)].isupper()  # initial "J."
+    return len(token) == 1 and token.isalpha() and text[start].isupper()  # initial "J."
 
 
 def _split_at_lines(text: str) -> list[Sentence]:

@@ -203,6 +203,20 @@ def test_abbreviation_defined_in_text(extractor, abstracts):
         assert m.candidates == ("Disease::DOID:10652",)
 
 
+def test_abbreviation_batches_keep_order_around_texts_without_parentheses():
+    """A text without "(" and ")" is not parsed (it can define nothing; issue 18): find_many still yields one
+    list per text, in order, and the texts with definitions get theirs."""
+    from engram_kit.extraction.abbreviations import AbbreviationFinder
+
+    finder = AbbreviationFinder()
+    texts = ["AD is common and AD is costly.", "Alzheimer's disease (AD) is common; AD is costly.", "",
+             "No definition of AD here", "Tumor necrosis factor (TNF) rose. TNF fell."]
+    found = list(finder.find_many(texts))
+    assert [[a.short for a in f] for f in found] == [[], ["AD", "AD"], [], [], ["TNF", "TNF"]]
+    assert found[1][0].long_form == "Alzheimer's disease" and found[4][0].long_form == "Tumor necrosis factor"
+    assert [finder.find(t) for t in texts] == found
+
+
 def test_abbreviations_can_be_turned_off(lexicon, extractor, abstracts):
     plain = EntityExtractor(lexicon, abbreviations=False, gazetteer=extractor.gazetteer)
     assert not [m for m in plain.extract(abstracts["12636181"]) if m.method == "abbreviation"]

@@ -382,6 +382,19 @@ def test_cues():
     assert "adverse" not in context_cues("Curcumin-induced apoptosis in cancer cells.")
 
 
+def test_cues_are_case_blind_as_written():
+    """The cue patterns are matched in lower case (issue 18, a third of the CPU time): every case still matches,
+    and the dose unit in either micro sign (U+00B5 and the Greek mu U+03BC, which the old IGNORECASE patterns
+    equated and a plain lower() does not: PMID 4636 of the shared set writes "μg") is a drug cue."""
+    for dose in ("Rats received 5 \u00b5g/kg.", "Rats received 5 \u03bcg/kg.", "Rats received 5 \u039cG/kg."):
+        assert "drug" in context_cues(dose), dose
+    assert context_cues("WESTERN BLOT of MRNA showed SIDE EFFECTS in PATIENTS") == \
+        {"gene", "adverse", "biomedical", "drug"}
+    assert context_cues("The committee met on Tuesday.") == frozenset()
+    # a gene or drug word anywhere in the text holds for every sentence of it
+    assert context_cues("It was raised.", "Expression of the gene was measured.") == {"gene"}
+
+
 # ----------------------------------------------------------------------------------- abbreviations
 def test_short_form_defined_elsewhere_in_the_document(extractor, resolver):
     passages = ["We call this technique mindful memoization (MM) and apply it to caches.",

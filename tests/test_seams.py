@@ -177,3 +177,9 @@ def test_one_sentence_splitter_with_offsets():
     assert len(sentence_spans(wrapped)) == 4  # a newline ends a sentence by default
     with pytest.raises(ValueError, match="line_breaks"):
         split_sentences(text, line_breaks="never")  # type: ignore[arg-type]
+    # the token before a period is read back to the previous white space only (issue 18: the whole prefix was
+    # rescanned for every period): an abbreviation or initial at the very start, after brackets, or after a line
+    # break is still one
+    assert split_sentences("e.g. this one. J. Smith wrote it.\n(Fig. 2) shows it. Done.")[0].text == "e.g. this one."
+    assert [s.text for s in split_sentences("e.g. this one. J. Smith wrote it.\n(Fig. 2) shows it. Done.")] == [
+        "e.g. this one.", "J. Smith wrote it.", "(Fig. 2) shows it.", "Done."]

@@ -2,8 +2,10 @@
 
 Uses scispaCy's ``AbbreviationDetector`` (the Schwartz & Hearst algorithm: "A simple algorithm for
 identifying abbreviation definitions in biomedical text", PSB 2003) on a blank English pipeline
-(``spacy.blank("en")`` + sentencizer), so no model is needed or downloaded. The detector reports the
-definition and every later occurrence of each short form in the same text (whole tokens, same case).
+(``spacy.blank("en")``, tokenizer only: the detector reads token windows, not sentences, so a sentencizer
+changed nothing on the 6,107 shared abstracts and cost a fifth of the time), so no model is needed or
+downloaded. The detector reports the definition and every later occurrence of each short form in the same text
+(whole tokens, same case). A text without a parenthesis defines nothing and is not parsed (one in ten abstracts).
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def _unglue(text: str) -> tuple[str, list[int] | None]:
     parts.append(text[last:])
     old_of.extend(range(last, len(text) + 1))
     return "".join(parts), old_of
+
+
+def _may_define(text: str) -> bool:
+    """Whether ``text`` can hold a definition: Schwartz & Hearst only reads "long form (short form)" and "short
+    form (long form)", so a text without "(" and ")" defines nothing and its short forms are not abbreviations."""
+    return "(" in text and ")" in text
 
 
 def _map_back(found: list[Abbreviation], old_of: list[int] | None) -> list[Abbreviation]:
@@ -91,7 +99,6 @@ class AbbreviationFinder:
         except ImportError as exc:  # pragma: no cover - core dependency
             raise BackendUnavailableError("scispaCy is not installed: pip install scispacy") from exc
         self._nlp = spacy.blank("en")
-        self._nlp.add_pipe("sentencizer")
         self._nlp.add_pipe("abbreviation_detector")
 
     @staticmethod
@@ -108,6 +115,8 @@ class AbbreviationFinder:
 
     def find(self, text: str) -> list[Abbreviation]:
         """Abbreviation occurrences in one text, sorted by start (offsets into ``text``)."""
+        if not _may_define(text):
+            return []
         spaced, old_of = _unglue(text)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
@@ -115,15 +124,14 @@ class AbbreviationFinder:
 
     def find_many(self, texts: Iterable[str], *, batch_size: int = 64) -> Iterator[list[Abbreviation]]:
         """Like :meth:`find` for many texts via ``nlp.pipe`` (one list per text, in order)."""
-        prepared = (_unglue(t) for t in texts)
-        maps: list[list[int] | None] = []
-
-        def spaced() -> Iterator[str]:
-            for text, old_of in prepared:
-                maps.append(old_of)
-                yield text
-
+        texts = list(texts)
+        parsed = [i for i, t in enumerate(texts) if _may_define(t)]
+        prepared = [_unglue(texts[i]) for i in parsed]
+        found: dict[int, list[Abbreviation]] = {}
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            for i, doc in enumerate(self._nlp.pipe(spaced(), batch_size=batch_size)):
-                yield _map_back(self._collect(doc), maps[i])
+            docs = self._nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)
+            for i, doc, (_, old_of) in zip(parsed, docs, prepared):
+                found[i] = _map_back(self._collect(doc), old_of)
+        for i in range(len(texts)):
+            yield found.get(i, [])

@@ -68,25 +68,30 @@ _PROSE_WORDS = frozenset("""the a an of in on with was were is are be been to fo
 which we our have has had not or than into after during between may can could would should showed
 found""".split())
 
+#: The cue patterns below are written in lower case and matched against the lower-cased text
+#: (:func:`sentence_cues`, :func:`text_cues`): the same matches as ``re.IGNORECASE`` on the original text (no
+#: difference in the mentions of the 6,537 shared and bundled abstracts) at a third to a fifth of the CPU time, as
+#: a case-folding alternation of many words is a slow path of Python's ``re``. A non-ASCII letter is written in
+#: each form IGNORECASE equates ("[µμ]g": the micro sign and the Greek mu).
 _ADVERSE = re.compile(
     r"\b(?:adverse|side[- ]effects?|toxicit(?:y|ies)|toxic|cardiotoxic\w*|hepatotoxic\w*|nephrotoxic\w*|"
     r"neurotoxic\w*|ototoxic\w*|drug[- ]induced|overdose|poisoning|intoxication|hypersensitivity|"
     r"(?:adverse|allergic|drug|infusion|injection[- ]site) reactions?|withdrawal|complications? of (?:the )?"
     r"(?:treatment|therapy|drug)|safety|tolerability|caused by (?:the )?(?:drug|treatment|therapy|administration)|"
     r"\w+-(?:induced|associated|related) (?!apoptosis|cell|autophagy|signal\w*|expression|activation|"
-    r"phosphorylation|proliferation|differentiation|release|secretion))", re.IGNORECASE)
+    r"phosphorylation|proliferation|differentiation|release|secretion))".lower())
 _GENE = re.compile(
     r"\b(?:genes?|genetic|proteins?|expression|expressed|mRNA|transcripts?|transcription(?:al)?|mutations?|"
     r"mutants?|polymorphisms?|variants?|alleles?|knock(?:ed)?[- ]?(?:out|down)|siRNA|receptors?|kinases?|"
     r"phosphorylat\w*|enzymes?|isoforms?|ligands?|antibod(?:y|ies)|signal(?:l)?ing|promoter|"
     r"encod\w*|upregulat\w*|downregulat\w*|up-regulat\w*|down-regulat\w*|"
     r"cytokines?|interleukins?|secret\w*|oncogenes?|loci|locus|"
-    r"chromosom\w*|GWAS|SNPs?|amino acids?|residues?|immunohistochemi\w*|western blot)\b", re.IGNORECASE)
+    r"chromosom\w*|GWAS|SNPs?|amino acids?|residues?|immunohistochemi\w*|western blot)\b".lower())
 _DRUG = re.compile(
-    r"\b(?:drugs?|doses?|dosage|dosing|mg|µg|mcg|tablets?|capsules?|injections?|infusions?|administ\w*|"
+    r"\b(?:drugs?|doses?|dosage|dosing|mg|[µμ]g|mcg|tablets?|capsules?|injections?|infusions?|administ\w*|"
     r"treat\w*|therap\w*|medications?|medicines?|prescri\w*|pharmac\w*|placebo|regimens?|agents?|"
     r"inhibitors?|antagonists?|agonists?|oral(?:ly)?|intravenous(?:ly)?|i\.v\.|trials?|patients?|"
-    r"anticoagula\w*|prophyla\w*|compounds?|chemicals?)\b", re.IGNORECASE)
+    r"anticoagula\w*|prophyla\w*|compounds?|chemicals?)\b".lower())
 _BIOMEDICAL = re.compile(
     r"\b(?:patients?|clinical|disease|diseases|disorders?|syndrome|cells?|neurons?|neuronal|brain|hippocamp\w*|"
     r"cortex|cortical|mice|mouse|rats?|animals?|tissues?|genes?|proteins?|blood|plasma|serum|cognitive|"
@@ -94,8 +99,7 @@ _BIOMEDICAL = re.compile(
     r"physiolog\w*|patholog\w*|symptoms?|diagnos\w*|therap\w*|treatment|drugs?|infections?|immune|"
     r"metabolic|metabolism|receptors?|hormones?|in vivo|in vitro|subjects|participants|children|adults|"
     r"ELISA|immunoassays?|supernatants?|cytokines?|interleukins?|intracerebroventricular\w*|depressive|"
-    r"antidepressant\w*|anxiolytic\w*)\b",
-    re.IGNORECASE)
+    r"antidepressant\w*|anxiolytic\w*)\b".lower())
 
 
 def _tokens(sentence: str) -> list[str]:
@@ -135,18 +139,26 @@ def text_zone(sentence: str) -> str:
     if not tokens:
         return "prose"
     prose = _prose_share(tokens)
-    if _EMAIL.search(sentence) or _CORRESPONDENCE.search(sentence):
+    if ("@" in sentence and _EMAIL.search(sentence)) or _CORRESPONDENCE.search(sentence):
         return "affiliation"
     if _INSTITUTION.search(sentence) and (prose < 0.2 or re.search(r"\b\d{4,6}\b|,\s*[A-Z][a-z]+\s*$", sentence)):
         return "affiliation"
-    citation = bool(_URL_DOI.search(sentence) or _YEAR_CITATION.search(sentence)
-                    or (_ET_AL.search(sentence) and _YEAR.search(sentence)))
-    if citation and prose < 0.25 and len(_PERSON.findall(sentence)) >= 1:
-        return "reference"
-    lower_words = _share(tokens, _LOWER_WORD)
-    if len(_PERSON.findall(sentence)) >= 2 and lower_words < 0.3 and prose < 0.15:
-        return "author"
-    if len(tokens) >= 3 and lower_words <= 0.35 and _share(tokens, _NUMBER_OR_LABEL) >= 0.3 and prose < 0.1:
+    # The cheap tests of each rule go first (prose share, counts), the regex scans only when they pass: most
+    # sentences are prose and fail the first test of every rule.
+    if prose < 0.25 and (_URL_DOI.search(sentence) or _YEAR_CITATION.search(sentence)
+                         or (_ET_AL.search(sentence) and _YEAR.search(sentence))):
+        persons = len(_PERSON.findall(sentence))
+        if persons >= 1:
+            return "reference"
+    else:
+        persons = -1
+    if prose < 0.15:
+        if persons < 0:
+            persons = len(_PERSON.findall(sentence))
+        if persons >= 2 and _share(tokens, _LOWER_WORD) < 0.3:
+            return "author"
+    if (prose < 0.1 and len(tokens) >= 3 and _share(tokens, _LOWER_WORD) <= 0.35
+            and _share(tokens, _NUMBER_OR_LABEL) >= 0.3):
         return "table"
     return "prose"
 
@@ -166,14 +178,27 @@ def context_cues(sentence: str, text: str = "") -> frozenset[str]:
     -------
     frozenset of str
     """
+    return sentence_cues(sentence) | text_cues(f"{sentence}\n{text}" if text else sentence)
+
+
+def sentence_cues(sentence: str) -> frozenset[str]:
+    """The cues decided by the sentence alone: ``adverse`` and ``biomedical`` (see :func:`context_cues`)."""
+    low = sentence.lower()
     cues = set()
-    if _ADVERSE.search(sentence):
+    if _ADVERSE.search(low):
         cues.add("adverse")
-    if _BIOMEDICAL.search(sentence):
+    if _BIOMEDICAL.search(low):
         cues.add("biomedical")
-    wide = f"{sentence}\n{text}" if text else sentence
-    if _GENE.search(wide):
+    return frozenset(cues)
+
+
+def text_cues(text: str, *, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The cues of :data:`TEXT_WIDE_CUES` (``gene``, ``drug``) that ``text`` shows; those in ``skip`` are not
+    looked for (a caller that already found them in the enclosing text)."""
+    low = text.lower()
+    cues = set()
+    if "gene" not in skip and _GENE.search(low):
         cues.add("gene")
-    if _DRUG.search(wide):
+    if "drug" not in skip and _DRUG.search(low):
         cues.add("drug")
     return frozenset(cues)

@@ -42,7 +42,7 @@ from tqdm.auto import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.extraction.abbreviations import Abbreviation, AbbreviationFinder
-from engram_kit.extraction.context import SETTING_CUE, TEXT_WIDE_CUES, context_cues, text_zone
+from engram_kit.extraction.context import SETTING_CUE, sentence_cues, text_cues, text_zone
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
@@ -320,7 +320,7 @@ def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
                 spans.append((line_start + start, line_start + end, line_zone))
         line_start = line_end + 1
     out = []
-    wide = frozenset(c for c in context_cues(text) if c in TEXT_WIDE_CUES)
+    wide = text_cues(text)  # gene/drug anywhere in the text hold for every sentence: not looked for again
     cache: dict[tuple[int, int], tuple[str, str, frozenset[str]]] = {}
     for m in mentions:
         start, end, line_zone = next(((s, e, z) for s, e, z in spans if s <= m.start < e),
@@ -329,7 +329,7 @@ def with_context(text: str, mentions: list[Mention]) -> list[Mention]:
         if span not in cache:
             sentence = " ".join(text[start:end].split())
             zone = line_zone if line_zone != "prose" else text_zone(sentence)
-            cache[span] = (sentence, zone, context_cues(sentence) | wide)
+            cache[span] = (sentence, zone, sentence_cues(sentence) | wide | text_cues(sentence, skip=wide))
         sentence, zone, cues = cache[span]
         out.append(replace(m, sentence=sentence, zone=zone, cues=cues))
     return out

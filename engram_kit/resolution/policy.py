@@ -74,6 +74,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from engram_kit.extraction.context import SETTING_CUE
 from engram_kit.extraction.lexicon import Lexicon
@@ -220,7 +221,7 @@ class LinkPolicy:
     def _symbol_like(self, text: str, node_id: str) -> bool:
         """Whether ``text`` is the node's official symbol up to punctuation and case ("IL-6" for IL6)."""
         name = self.lexicon.node_names.get(node_id, ("", ""))[0]
-        return bool(name) and re.sub(r"[\W_]", "", text).casefold() == re.sub(r"[\W_]", "", name).casefold()
+        return bool(name) and _symbol_key(text) == _symbol_key(name)
 
     def _disease_corroborated(self, text: str, sources: set[str]) -> bool:
         if sources & DISEASE_SOURCES:
@@ -297,6 +298,13 @@ class LinkPolicy:
                 kept = [replace(effect, confidence=top.confidence), replace(top, confidence=effect.confidence)] + \
                     [c for c in kept if c is not top and c is not effect]
         return kept
+
+
+@lru_cache(maxsize=1 << 16)
+def _symbol_key(text: str) -> str:
+    """``text`` without punctuation, case-folded: the form :meth:`LinkPolicy._symbol_like` compares (cached: the
+    same node names come back for every mention of them)."""
+    return re.sub(r"[\W_]", "", text).casefold()
 
 
 def _around(mention: Mention, window: int) -> tuple[list[str], list[str]]:
