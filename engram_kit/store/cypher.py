@@ -112,6 +112,11 @@ def _create_map(properties: dict[str, str]) -> str:
     return "{" + ", ".join(f"{p}: row.{p}" for p in properties) + "}"
 
 
+def _frame_map(properties: dict[str, str]) -> str:
+    """``{id: id, name: name}`` for every property: a ``LOAD FROM`` row's columns are bare variables."""
+    return "{" + ", ".join(f"{p}: {p}" for p in properties) + "}"
+
+
 #: name -> dialect -> statement text. ``{label}``/``{rel_type}`` placeholders take schema identifiers only.
 #: LadybugDB note: after ``UNWIND``, two node lookups must be two ``MATCH`` clauses
 #: (``MATCH (a {id: row.x}) MATCH (b {id: row.y})``); the comma form ``MATCH (a ...), (b ...)`` is planned
@@ -175,6 +180,11 @@ STATEMENTS: dict[str, dict[str, str]] = {
     "delete_sections_of_articles": {
         "ladybug": "MATCH (s:Section) WHERE s.article_id IN $article_ids DETACH DELETE s",
         "neo4j": "MATCH (s:Section) WHERE s.article_id IN $article_ids DETACH DELETE s",
+    },
+    "count_articles_by_id": {
+        # The replace-on-rewrite check of a literature write: are any of the batch's articles stored?
+        "ladybug": "MATCH (a:Article) WHERE a.id IN $ids RETURN count(a) AS n",
+        "neo4j": "MATCH (a:Article) WHERE a.id IN $ids RETURN count(a) AS n",
     },
     "delete_articles": {
         "ladybug": "MATCH (a:Article) WHERE a.id IN $article_ids DETACH DELETE a",
@@ -246,6 +256,58 @@ STATEMENTS: dict[str, dict[str, str]] = {
                    "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
         "neo4j": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
                  "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
+    },
+    # LadybugDB forms of the literature writes above that scan an Arrow table (``LOAD FROM $frame``) instead
+    # of a list of maps (``UNWIND $rows``): same clauses, same count, the frame's columns are the row keys
+    # (see FRAME_STATEMENTS). ``create_mentions``/``create_maps_to`` CREATE the edge where it cannot exist yet
+    # (its source, or its NounPhrase, is new in the batch); the ``merge_*`` forms keep MERGE semantics.
+    "load_count_articles": {
+        # Index lookups (``WHERE a.id IN $ids`` scans the table): how many of the frame's ids are stored.
+        "ladybug": "LOAD FROM $frame MATCH (a:Article {id: id}) RETURN count(a) AS n",
+    },
+    "load_nounphrase_links": {
+        # The stored MAPS_TO edges of the frame's NounPhrase ids.
+        "ladybug": "LOAD FROM $frame MATCH (n:NounPhrase {id: id})-[r:MAPS_TO]->(e) "
+                   "RETURN n.id AS nounphrase_id, e.id AS entity_id, r.confidence AS confidence, "
+                   "r.method AS method",
+    },
+    "load_update_maps_to": {
+        # New confidence/method on stored MAPS_TO edges, every entity label at once (the NounPhrase's few
+        # MAPS_TO edges are expanded and filtered on the entity id).
+        "ladybug": "LOAD FROM $frame MATCH (n:NounPhrase {id: nounphrase_id})-[r:MAPS_TO]->(e) "
+                   "WHERE e.id = entity_id SET r.confidence = confidence, r.method = method RETURN count(r) AS n",
+    },
+    "load_articles": {
+        "ladybug": "LOAD FROM $frame CREATE (a:Article " + _frame_map(LITERATURE_NODE_PROPERTIES["Article"])
+                   + ") RETURN count(a) AS n",
+    },
+    "load_sections": {
+        "ladybug": "LOAD FROM $frame MATCH (a:Article {id: article_id}) CREATE (a)-[:HAS_SECTION]->(s:Section "
+                   + _frame_map(LITERATURE_NODE_PROPERTIES["Section"]) + ") RETURN count(s) AS n",
+    },
+    "load_passages": {
+        "ladybug": "LOAD FROM $frame MATCH (s:Section {id: section_id}) CREATE (s)-[:CONTAINS]->(p:Passage "
+                   + _frame_map(LITERATURE_NODE_PROPERTIES["Passage"]) + ") RETURN count(p) AS n",
+    },
+    "load_merge_nounphrases": {
+        "ladybug": "LOAD FROM $frame MERGE (n:NounPhrase {id: id}) ON CREATE SET n.name = name, "
+                   "n.normalized = normalized, n.entity_type = entity_type RETURN count(n) AS n",
+    },
+    "load_merge_mentions": {
+        "ladybug": "LOAD FROM $frame MATCH (x:{label} {id: source_id}) MATCH (n:NounPhrase {id: nounphrase_id}) "
+                   "MERGE (x)-[r:MENTIONS]->(n) SET r.count = count RETURN count(r) AS n",
+    },
+    "load_create_mentions": {
+        "ladybug": "LOAD FROM $frame MATCH (x:{label} {id: source_id}) MATCH (n:NounPhrase {id: nounphrase_id}) "
+                   "CREATE (x)-[r:MENTIONS {count: count}]->(n) RETURN count(r) AS n",
+    },
+    "load_merge_maps_to": {
+        "ladybug": "LOAD FROM $frame MATCH (n:NounPhrase {id: nounphrase_id}) MATCH (e:{label} {id: entity_id}) "
+                   "MERGE (n)-[r:MAPS_TO]->(e) SET r.confidence = confidence, r.method = method RETURN count(r) AS n",
+    },
+    "load_create_maps_to": {
+        "ladybug": "LOAD FROM $frame MATCH (n:NounPhrase {id: nounphrase_id}) MATCH (e:{label} {id: entity_id}) "
+                   "CREATE (n)-[r:MAPS_TO {confidence: confidence, method: method}]->(e) RETURN count(r) AS n",
     },
     "set_article_status": {
         "ladybug": "MATCH (a:Article {id: $id}) SET a.status = $status, a.error = $error RETURN count(a) AS n",
@@ -377,6 +439,24 @@ STATEMENTS: dict[str, dict[str, str]] = {
         "neo4j": "MATCH (n:NounPhrase)-[r:MAPS_TO]->(e) RETURN n.id AS source, e.id AS target, "
                  "r.confidence AS confidence, r.method AS method",
     },
+}
+
+#: Columns (row keys) of the MENTIONS and MAPS_TO ``LOAD FROM $frame`` statements -> LadybugDB type.
+MENTION_FRAME_COLUMNS: dict[str, str] = {"source_id": "STRING", "nounphrase_id": "STRING", "count": "INT64"}
+MAPS_TO_FRAME_COLUMNS: dict[str, str] = {"nounphrase_id": "STRING", "entity_id": "STRING", "confidence": "DOUBLE",
+                                         "method": "STRING"}
+#: ``UNWIND $rows`` literature write -> (its ``LOAD FROM $frame`` form, the frame's columns and their types).
+#: A LadybugDB store runs the form on an Arrow table of the rows: the engine scans typed columns instead of a
+#: list of maps, and ladybug's Python wrapper does not walk every value to type the parameter.
+#: (``load_create_mentions``/``load_create_maps_to`` have no UNWIND original: the LadybugDB store picks them
+#: itself for edges that cannot exist yet.)
+FRAME_STATEMENTS: dict[str, tuple[str, dict[str, str]]] = {
+    "create_articles": ("load_articles", LITERATURE_NODE_PROPERTIES["Article"]),
+    "create_sections": ("load_sections", LITERATURE_NODE_PROPERTIES["Section"]),
+    "create_passages": ("load_passages", LITERATURE_NODE_PROPERTIES["Passage"]),
+    "merge_nounphrases": ("load_merge_nounphrases", LITERATURE_NODE_PROPERTIES["NounPhrase"]),
+    "merge_mentions": ("load_merge_mentions", MENTION_FRAME_COLUMNS),
+    "merge_maps_to": ("load_merge_maps_to", MAPS_TO_FRAME_COLUMNS),
 }
 
 #: Statements only a Neo4j server can run (Graph Data Science procedures, element ids). Kept apart from

@@ -202,7 +202,10 @@ class CypherStore(GraphStore):
 
         Notes
         -----
-        Statements are ``UNWIND $rows`` in chunks of :data:`UNWIND_CHUNK_ROWS`. Measured on 2 cores: 1,000
+        The replace-on-rewrite lookups and deletes run only when one of the batch's articles is stored
+        (:meth:`_any_article_stored`). Statements are ``UNWIND $rows`` in chunks of :data:`UNWIND_CHUNK_ROWS`
+        (LadybugDB scans Arrow tables instead, see :meth:`LadybugStore._insert_batch_rows
+        <engram_kit.store.ladybug.LadybugStore._insert_batch_rows>`). Measured on 2 cores: 1,000
         one-passage articles with 10 mentions each (10,000 MENTIONS, ~8,000 new NounPhrases and MAPS_TO)
         in 1.8 s on top of the full Hetionet partial (``benchmarks/store_load.py``); 0.35 s on the test
         slice.
@@ -232,9 +235,43 @@ class CypherStore(GraphStore):
 
 
     def _write_batch_rows(self, article_ids: list[str], rows: dict[str, Any]) -> None:
-        """Body of :meth:`write_literature`; runs inside the transaction, raises on any shortfall."""
-        orphan_candidates = self._nounphrases_of_articles(article_ids)
-        self._delete_articles_content(article_ids)
+        """Body of :meth:`write_literature`; runs inside the transaction, raises on any shortfall.
+
+        The replace-on-rewrite lookups and deletes (seven statements) run only when one of ``article_ids``
+        is stored already: one id check saves them for a batch of new articles, the common case of an
+        ingest.
+        """
+        orphan_candidates: list[str] = []
+        if article_ids and self._any_article_stored(article_ids):
+            orphan_candidates = self._nounphrases_of_articles(article_ids)
+            self._delete_articles_content(article_ids)
+        self._insert_batch_rows(rows)
+        self._delete_orphan_nounphrases(orphan_candidates)
+
+
+    def _any_article_stored(self, article_ids: list[str]) -> bool:
+        """Whether any of ``article_ids`` is stored (a backend may override this with a cheaper lookup)."""
+        return self._run_count("count_articles_by_id", {"ids": article_ids}) > 0
+
+
+    def _insert_batch_rows(self, rows: dict[str, Any]) -> None:
+        """Create the batch's nodes and edges (no stored version of its articles is left at this point).
+
+        A backend may override this to write some rows its own way (LadybugDB ``COPY``) and hand the rest,
+        in the same ``rows`` shape, to this method; every check and error message below then still applies.
+
+        Parameters
+        ----------
+        rows : dict
+            As :func:`_batch_rows` returns: ``articles, sections, passages, nounphrases, same_as`` lists of
+            row dicts, ``mentions`` and ``maps_to`` dicts label -> list of row dicts.
+
+        Raises
+        ------
+        DataError
+            On any shortfall (an endpoint that is neither in the batch nor stored) or a MAPS_TO to an
+            entity that is not in the graph.
+        """
         self._expect(self._run_rows("create_articles", rows["articles"]), rows["articles"], "articles")
         self._expect(self._run_rows("create_sections", rows["sections"]), rows["sections"],
                      "sections (is each section's article in the batch?)")
@@ -250,7 +287,6 @@ class CypherStore(GraphStore):
                 self._raise_missing_entities(label, label_rows)
         self._expect(self._run_rows("merge_same_as", rows["same_as"]), rows["same_as"],
                      "SAME_AS (are both NounPhrases stored or in the batch?)")
-        self._delete_orphan_nounphrases(orphan_candidates)
 
 
     @staticmethod
@@ -259,13 +295,23 @@ class CypherStore(GraphStore):
             raise DataError(f"only {written} of {len(rows)} {what} were written.")
 
 
-    def _raise_missing_entities(self, label: str, rows: list[dict[str, Any]]) -> None:
+    def _raise_missing_entities(self, label: str, rows: list[dict[str, Any]], *,
+                                check_nounphrases: bool = True) -> None:
+        """Raise the DataError naming the endpoints of MAPS_TO ``rows`` that are not stored.
+
+        ``check_nounphrases=False`` looks up the entities only (for rows whose NounPhrases the batch
+        creates, after a failed statement rolled the transaction back) and returns without raising when
+        none is missing, so the caller re-raises its own error.
+        """
         entity_ids = sorted({r["entity_id"] for r in rows})
         found = set(self._run("nodes_by_id", {"ids": entity_ids}, label=label)["id"])
         missing = [e for e in entity_ids if e not in found]
-        nounphrase_ids = sorted({r["nounphrase_id"] for r in rows})
-        found_np = set(self._run("nodes_by_id", {"ids": nounphrase_ids}, label="NounPhrase")["id"])
-        missing += [n for n in nounphrase_ids if n not in found_np]
+        if check_nounphrases:
+            nounphrase_ids = sorted({r["nounphrase_id"] for r in rows})
+            found_np = set(self._run("nodes_by_id", {"ids": nounphrase_ids}, label="NounPhrase")["id"])
+            missing += [n for n in nounphrase_ids if n not in found_np]
+        elif not missing:
+            return
         raise DataError(
             f"MAPS_TO edges point to {len(missing)} nodes that are not in the graph: {_preview(missing)}. "
             f"Link mentions only to entities of the loaded knowledge graph (is it loaded?)."
