@@ -63,6 +63,16 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def python_loop_seconds(n: int = 10_000_000) -> float:
+    """CPU seconds of a pure-Python loop of ``n`` integer additions: a one-number calibration of the core, since
+    ingestion is mostly interpreted Python (regex, dicts, dataclasses) and machines of one kind differ by ~2x."""
+    start = time.process_time()
+    total = 0
+    for i in range(n):
+        total += i
+    return time.process_time() - start
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory in MB of this process (so far over the whole run: rows are cumulative)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -352,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         ["onnxruntime", "model2vec", "sentence-transformers", "torch", "ladybug", "chromadb"]),
         f"- Load average at start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs "
         f"(the machine is shared by other jobs: wall rates are pessimistic; docs per CPU-second is the per-core rate)",
+        f"- Core speed: {python_loop_seconds():.2f} CPU-s for a pure-Python loop of 10 million additions (compare machines "
+        f"by it: rates scale roughly inversely)",
         ""]
     bundled = load_abstracts(BUNDLED)
     shared = load_abstracts(ABSTRACTS_6K) if ABSTRACTS_6K.exists() and not args.quick else []

@@ -8,6 +8,7 @@ leaves graph and vectors in agreement with no duplicates.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -242,6 +243,8 @@ def test_ingest_with_two_workers_writes_the_same_graph_as_one(toy_workspace, toy
     assert runs[2][1].mentions == runs[1][1].mentions and runs[2][1].linked_mentions == runs[1][1].linked_mentions
     # The workers embedded their batches (the stage is timed there) and sent back the same vectors, in order.
     assert runs[2][1].stage_seconds["embed"] > 0
+    # The parent's objects were frozen for the fork (no copy-on-write by the workers' GC) and are collectable again.
+    assert gc.get_freeze_count() == 0
     single = ws.vectors.get_embeddings([f"pubmed:{20_000_000 + i}#p0" for i in range(20)])
     forked = ws.vectors.get_embeddings([f"pubmed:{21_000_000 + i}#p0" for i in range(20)])
     assert len(single) == len(forked) == 20

@@ -28,6 +28,7 @@ retries it). Re-ingesting a PMID whose content hash is unchanged and status ``co
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import multiprocessing
@@ -346,15 +347,23 @@ class PubMedIngestor:
         global _WORKER_INGESTOR
         _WORKER_INGESTOR = self
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(self.workers, initializer=_start_worker) as pool:
-            pending: deque[Any] = deque()
-            for records in batches:
-                pending.append(pool.apply_async(_prepare_in_worker, (records,)))
-                if len(pending) >= 2 * self.workers:
+        # The parent's objects (lexicon, gazetteer, resolver: ~770,000 tracked by the GC) go to the permanent
+        # generation before the fork, so a full collection in a worker does not write the GC header of each one
+        # and copy every page they sit on (copy-on-write). Measured on the 6,107 shared abstracts, static
+        # embedder, 2 workers: worker CPU 35.7 -> 30.6 s, minor page faults 161k -> 103k, wall 24.2 -> 20.7 s.
+        gc.freeze()
+        try:
+            with ctx.Pool(self.workers, initializer=_start_worker) as pool:
+                pending: deque[Any] = deque()
+                for records in batches:
+                    pending.append(pool.apply_async(_prepare_in_worker, (records,)))
+                    if len(pending) >= 2 * self.workers:
+                        yield pending.popleft().get()
+                while pending:
                     yield pending.popleft().get()
-            while pending:
-                yield pending.popleft().get()
-        _WORKER_INGESTOR = None
+        finally:
+            gc.unfreeze()
+            _WORKER_INGESTOR = None
 
     def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
         records = prepared.records
