@@ -29,6 +29,7 @@ per-core rate that the projections in ``docs/scaling-out.md`` use.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -118,11 +119,12 @@ def embed_cached(backend: str, texts: list[str], tag: str) -> tuple[np.ndarray, 
     from engram_kit.embeddings import get_embedder
 
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"{tag}-{backend}.npz"
+    emb = get_embedder(backend)
+    recipe = hashlib.sha256(emb.name.encode()).hexdigest()[:8]  # a new recipe under the same key is not stale
+    path = CACHE / f"{tag}-{backend}-{recipe}.npz"
     if path.exists():
         data = np.load(path)
         return data["v"], float(data["wall"]), float(data["cpu"])
-    emb = get_embedder(backend)
     emb.encode(texts[:2])  # load/derive the model outside the timing
     w0, c0 = time.perf_counter(), cpu_seconds()
     vectors = emb.encode(texts, batch_size=64)
@@ -139,7 +141,7 @@ def part_quality(lines: list[str]) -> None:
     qtexts = [q for q, _ in questions]
     per: dict[str, np.ndarray] = {}
     rows = []
-    for backend in BACKENDS:
+    for backend in (*BACKENDS, "minilm-onnx-int8-v3"):  # v3: the previous int8 recipe, for the delta
         docs, _, _ = embed_cached(backend, texts, "bioasq-corpus")
         qv, _, _ = embed_cached(backend, qtexts, "bioasq-questions")
         scores = qv @ docs.T
@@ -171,7 +173,7 @@ def part_cosine(lines: list[str]) -> None:
     ref, _, _ = embed_cached("minilm-fp32", texts, "bundled")
     lines += [f"Cosine to fp32 (windows pooled, same windows) on the {len(texts)} bundled abstracts:\n",
               "| embedder | min | 1st percentile | mean |", "|---|---|---|---|"]
-    for backend in ("minilm-onnx-int8",):
+    for backend in ("minilm-onnx-int8", "minilm-onnx-int8-v3"):
         v, _, _ = embed_cached(backend, texts, "bundled")
         c = (v * ref).sum(1)
         lines.append(f"| {backend} | {c.min():.4f} | {np.percentile(c, 1):.4f} | {c.mean():.4f} |")
@@ -228,32 +230,41 @@ def part_recipes(lines: list[str], texts: list[str]) -> None:
     ref, _, _ = embed_cached("minilm-fp32", texts, "bundled")
     work = CACHE / "recipes"
     work.mkdir(parents=True, exist_ok=True)
-    fused = work / "fused.onnx"
-    if not fused.exists():  # the shipped export's fp32 stage: export_int8 with the quantisation step skipped
-        import onnxruntime.quantization as q
 
-        real = q.quantize_dynamic
-        q.quantize_dynamic = lambda src, dst, **kw: Path(dst).write_bytes(Path(src).read_bytes())  # type: ignore[assignment]
-        try:
-            from engram_kit.embeddings.minilm import export_int8
+    def fused(fuse_skip_layer_norm: bool) -> Path:
+        """The shipped export's fp32 stage (export_int8 with the quantisation step skipped)."""
+        path = work / f"fused{'' if fuse_skip_layer_norm else '-unfused-ln'}.onnx"
+        if not path.exists():
+            import onnxruntime.quantization as q
 
-            export_int8(fused)
-        finally:
-            q.quantize_dynamic = real
-    recipes: dict[str, dict[str, Any] | None] = {
-        "fp32 ONNX, fused": None,
-        "int8 per-channel, full range (shipped v3)": dict(weight_type=QuantType.QInt8, per_channel=True),
-        "int8 per-channel, reduce_range (v2)": dict(weight_type=QuantType.QInt8, per_channel=True, reduce_range=True),
-        "uint8 per-channel": dict(weight_type=QuantType.QUInt8, per_channel=True),
-        "int8 per-tensor": dict(weight_type=QuantType.QInt8, per_channel=False),
-        "int8 per-channel, MatMul only": dict(weight_type=QuantType.QInt8, per_channel=True,
-                                              op_types_to_quantize=["MatMul"]),
+            real = q.quantize_dynamic
+            q.quantize_dynamic = lambda src, dst, **kw: Path(dst).write_bytes(Path(src).read_bytes())  # type: ignore[assignment]
+            try:
+                from engram_kit.embeddings.minilm import export_int8
+
+                export_int8(path, fuse_skip_layer_norm=fuse_skip_layer_norm)
+            finally:
+                q.quantize_dynamic = real
+        return path
+
+    # label -> (quantize_dynamic options or None for fp32, SkipLayerNormalization fused?)
+    recipes: dict[str, tuple[dict[str, Any] | None, bool]] = {
+        "fp32 ONNX, fused": (None, True),
+        "int8 per-channel, full range, LayerNorm unfused (shipped v4)": (
+            dict(weight_type=QuantType.QInt8, per_channel=True), False),
+        "int8 per-channel, full range (v3)": (dict(weight_type=QuantType.QInt8, per_channel=True), True),
+        "int8 per-channel, reduce_range (v2)": (
+            dict(weight_type=QuantType.QInt8, per_channel=True, reduce_range=True), True),
+        "uint8 per-channel": (dict(weight_type=QuantType.QUInt8, per_channel=True), True),
+        "int8 per-tensor": (dict(weight_type=QuantType.QInt8, per_channel=False), True),
+        "int8 per-channel, MatMul only": (dict(weight_type=QuantType.QInt8, per_channel=True,
+                                               op_types_to_quantize=["MatMul"]), True),
     }
 
     class Recipe(MiniLMOnnxInt8Embedder):
-        def __init__(self, path: Path, threads: int, spin: bool) -> None:
+        def __init__(self, path: Path, threads: int, spin: bool, fuse_skip_layer_norm: bool) -> None:
             super().__init__(threads=threads)
-            self._path, self._spin = path, spin
+            self._path, self._spin, self._fuse = path, spin, fuse_skip_layer_norm
 
         def model_path(self) -> Path:
             return self._path
@@ -266,22 +277,23 @@ def part_recipes(lines: list[str], texts: list[str]) -> None:
                 options.intra_op_num_threads, options.inter_op_num_threads = self._threads or 1, 1
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
                 options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self._spin else "0")
-                self._session = ort.InferenceSession(str(self._path), options, providers=["CPUExecutionProvider"])
+                self._session = ort.InferenceSession(str(self._path), options, providers=["CPUExecutionProvider"],
+                                                     disabled_optimizers=[] if self._fuse else ["SkipLayerNormFusion"])
             return self._session
 
     lines += [f"int8 recipes on the {len(texts)} bundled abstracts (onnxruntime `quantize_dynamic`, fused graph; "
               "cosine to sentence-transformers fp32, same windows):\n",
               "| recipe | threads | spinning | CPU s | docs per CPU-s | min cosine | mean cosine | load |",
               "|---|---|---|---|---|---|---|---|"]
-    for label, options in recipes.items():
-        path = fused
+    for label, (options, fuse_ln) in recipes.items():
+        path = fused(fuse_ln)
         if options is not None:
             path = work / (label.split(" (")[0].replace(" ", "-").replace(",", "") + ".onnx")
             if not path.exists():
-                quantize_dynamic(str(fused), str(path), extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-                                 **options)
+                quantize_dynamic(str(fused(fuse_ln)), str(path),
+                                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT}, **options)
         for threads, spin in ((2, True), (2, False), (1, False)):
-            emb = Recipe(path, threads, spin)
+            emb = Recipe(path, threads, spin, fuse_ln)
             emb.encode(texts[:2])
             c0 = cpu_seconds()
             vectors = emb.encode(texts, batch_size=64)

@@ -99,7 +99,14 @@ def test_default_is_int8_and_an_fp32_manifest_still_reopens_with_fp32():
     fp32_entry = EMBEDDERS["minilm-fp32"].spec.to_manifest()
     reopened = embedder_from_manifest(fp32_entry)
     assert isinstance(reopened, MiniLMEmbedder) and reopened.spec.backend == "minilm-fp32"
-    # The int8 recipe is part of the recorded name: a workspace of an older recipe is refused, not mixed.
+    # A workspace of the v3 int8 recipe (recorded under the key the v4 recipe now has) reopens with v3, the
+    # recipe that made its vectors, not with the default's v4.
+    v3_entry = {**EMBEDDERS["minilm-onnx-int8-v3"].spec.to_manifest(), "backend": "minilm-onnx-int8"}
+    assert "v3" in v3_entry["name"] and EMBEDDERS["minilm-onnx-int8"].spec.name != v3_entry["name"]
+    v3 = embedder_from_manifest(v3_entry)
+    assert v3.name == v3_entry["name"] and v3.FUSE_SKIP_LAYER_NORM and v3.FILE.endswith("v3.onnx")
+    assert not get_embedder("minilm-onnx-int8").FUSE_SKIP_LAYER_NORM
+    # The int8 recipe is part of the recorded name: a workspace of an unregistered recipe is refused, not mixed.
     old_int8 = {**EMBEDDERS["minilm-onnx-int8"].spec.to_manifest(), "name": "all-MiniLM-L6-v2 onnx-int8 v2"}
     with pytest.raises(WorkspaceError, match="not be comparable"):
         embedder_from_manifest(old_int8)
@@ -309,6 +316,12 @@ def test_int8_vectors_are_within_cosine_0_99_of_fp32_on_bundled_abstracts(sample
     assert cosine.mean() >= 0.993
     # Not a constant map: different abstracts stay different after quantisation.
     assert float((int8[0] * int8[1]).sum()) < 0.95
+    # The v4 recipe: residual add and LayerNormalization stay separate nodes in the exported graph (the
+    # session is told not to re-fuse them, see MiniLMOnnxInt8Embedder.FUSE_SKIP_LAYER_NORM).
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(get_embedder("minilm-onnx-int8").model_path())).graph.node}
+    assert "LayerNormalization" in ops and "SkipLayerNormalization" not in ops and "QAttention" in ops
 
 
 def _encode_with_int8(texts: list[str]) -> np.ndarray:

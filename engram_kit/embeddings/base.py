@@ -255,7 +255,9 @@ def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
     """The embedder a workspace was built with, from its ``manifest["embedding_model"]``.
 
     Manifests written before the registry have only ``name``/``dimension``: the fp32 MiniLM name maps to
-    ``minilm-fp32``.
+    ``minilm-fp32``. A manifest whose backend key now gives a later recipe (other name) reopens with the
+    recipe of the recorded name when it is still registered under another key (``minilm-onnx-int8`` v3 ->
+    ``minilm-onnx-int8-v3``).
 
     Raises
     ------
@@ -273,6 +275,13 @@ def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
             f"this engram-kit does not provide (registered: {', '.join(sorted(EMBEDDERS))}). Install the version "
             f"that built it, or rebuild the workspace.")
     embedder = get_embedder(backend)
+    if embedder.name != entry.get("name"):
+        # A later recipe of the same backend took its key: the recipe that made the vectors may still be
+        # registered under its own key (e.g. ``minilm-onnx-int8-v3``), found by the recorded name.
+        earlier = next((k for k, f in EMBEDDERS.items()
+                        if getattr(f, "spec", None) is not None and f.spec.name == entry.get("name")), None)  # type: ignore[attr-defined]
+        if earlier is not None:
+            embedder = get_embedder(earlier)
     if embedder.name != entry.get("name") or embedder.dimension != int(entry.get("dimension", embedder.dimension)):
         raise WorkspaceError(
             f"The workspace was built with {entry.get('name')!r} ({entry.get('dimension')} dims) but backend "

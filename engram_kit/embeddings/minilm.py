@@ -4,8 +4,10 @@
   256 word pieces per input). The reference: the other backends are measured against it.
 * ``minilm-onnx-int8``: the same network exported to ONNX at first use (``torch.onnx.export``), its graph
   fused by onnxruntime's BERT optimiser and its weights quantised to int8 (``quantize_dynamic``: int8
-  per-channel weights, activations quantised per batch at run time). The default backend. Cached under :func:`model_cache_dir`; rebuilt from
-  the bundled weights if missing, never downloaded. Cosine to fp32 vectors: see ``benchmarks/ingest.py``.
+  per-channel weights, activations quantised per text at run time). The default backend. Cached under
+  :func:`model_cache_dir`; rebuilt from the bundled weights if missing, never downloaded. Cosine to fp32
+  vectors: see ``benchmarks/ingest.py``. ``minilm-onnx-int8-v3`` is the previous recipe, kept for the
+  workspaces built with it.
 
 All share the bundled WordPiece tokenizer (``tokenizer.json``, via the ``tokenizers`` library) for the
 window offsets of long texts, so "max tokens" means the same thing for every MiniLM backend.
@@ -137,14 +139,19 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         On first use, if onnxruntime or onnx is not installed (``pip install onnx onnxruntime``).
     """
 
-    spec = EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 v3 (dynamic quantisation, onnxruntime; int8 per-channel "
-                             f"weights, full range)",
+    spec = EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 v4 (dynamic quantisation, onnxruntime; int8 per-channel "
+                             f"weights, full range; LayerNormalization not fused with the residual add)",
                         backend="minilm-onnx-int8", dimension=384, tokenizer=MINILM_TOKENIZER,
                         max_tokens=MINILM_MAX_TOKENS)
     #: File name of the quantised model inside :func:`model_cache_dir`; bump the suffix (and the spec name: the
     #: vectors change) when the recipe changes. v2 used reduce_range (7-bit weights): min cosine to fp32 0.9898
-    #: on the 430 bundled abstracts, below the 0.99 bar; v3 (full 8-bit range) 0.9918.
-    FILE = "minilm-l6-v2-int8-v3.onnx"
+    #: on the 430 bundled abstracts, below the 0.99 bar; v3 (full 8-bit range) 0.9918; v4 (v3 without the
+    #: SkipLayerNormalization fusion) 0.9916 at 18% less CPU.
+    FILE = "minilm-l6-v2-int8-v4.onnx"
+    #: Whether residual add + LayerNormalization are fused into onnxruntime's ``SkipLayerNormalization``. Not
+    #: since v4: in onnxruntime 1.32 on one thread that kernel took 18% of a 256-piece window (its 12 nodes
+    #: ~6 ms), the plain ``Add`` + ``LayerNormalization`` it replaces 4%; 430 bundled abstracts 24.6 -> 20.1 CPU-s.
+    FUSE_SKIP_LAYER_NORM = False
     #: Texts per onnxruntime call, whatever batch the caller asks for. One text per call is both the fastest
     #: and the most faithful on CPU (430 bundled abstracts, one thread, benchmarks/results/ingest.md): 40.3 CPU-ms
     #: per abstract vs 46.3 (4), 47.8 (16) and 54.9 (64), because a single sequence's activations stay in cache and
@@ -161,7 +168,7 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         """Path of the quantised model, exporting it first if it is not cached yet."""
         path = model_cache_dir() / self.FILE
         if not path.exists():
-            export_int8(path)
+            export_int8(path, fuse_skip_layer_norm=self.FUSE_SKIP_LAYER_NORM)
         return path
 
     def after_fork(self) -> None:
@@ -193,8 +200,10 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
                 # processes need (430 bundled abstracts: 21.8 vs 25.1 CPU-s, benchmarks/results/ingest.md).
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                # onnxruntime would otherwise re-fuse Add + LayerNormalization when it loads the graph.
+                disabled = [] if self.FUSE_SKIP_LAYER_NORM else ["SkipLayerNormFusion"]
                 self._session = ort.InferenceSession(str(self.model_path()), options,
-                                                     providers=["CPUExecutionProvider"])
+                                                     providers=["CPUExecutionProvider"], disabled_optimizers=disabled)
             return self._session
 
     def _encode_fitting(self, texts: list[str], batch_size: int) -> np.ndarray:
@@ -219,8 +228,25 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         return out
 
 
-def export_int8(path: Path) -> Path:
+@register_embedder("minilm-onnx-int8-v3")
+class MiniLMOnnxInt8V3Embedder(MiniLMOnnxInt8Embedder):
+    """The int8 recipe of workspaces built before v4 (``SkipLayerNormalization`` fused), kept so that they
+    reopen with the vectors they were built with (:func:`~engram_kit.embeddings.base.embedder_from_manifest`
+    finds it by the recorded name). New workspaces use :class:`MiniLMOnnxInt8Embedder`."""
+
+    spec = EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 v3 (dynamic quantisation, onnxruntime; int8 per-channel "
+                             f"weights, full range)",
+                        backend="minilm-onnx-int8-v3", dimension=384, tokenizer=MINILM_TOKENIZER,
+                        max_tokens=MINILM_MAX_TOKENS)
+    FILE = "minilm-l6-v2-int8-v3.onnx"
+    FUSE_SKIP_LAYER_NORM = True
+
+
+def export_int8(path: Path, *, fuse_skip_layer_norm: bool = False) -> Path:
     """Export the bundled MiniLM to ONNX, fuse it (onnxruntime BERT optimiser) and quantise it to int8 at ``path``.
+
+    ``fuse_skip_layer_norm``: fuse residual add + LayerNormalization into ``SkipLayerNormalization`` (the v3
+    recipe; see :attr:`MiniLMOnnxInt8Embedder.FUSE_SKIP_LAYER_NORM`).
 
     Takes ~18 s wall (11 CPU-s, measured at load ~2 on 2 cores) once per machine; cached. Written to a temporary name and renamed, so an
     interrupted export never leaves a broken model behind.
@@ -233,6 +259,7 @@ def export_int8(path: Path) -> Path:
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.transformers.fusion_options import FusionOptions
         from onnxruntime.transformers.optimizer import optimize_model
     except ImportError as exc:
         raise BackendUnavailableError("Exporting the int8 MiniLM needs onnx and onnxruntime: "
@@ -267,7 +294,10 @@ def export_int8(path: Path) -> Path:
                               output_names=["last_hidden_state"], opset_version=17,
                               dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
                                             "last_hidden_state": axes})
-        optimized = optimize_model(str(fp32), model_type="bert", num_heads=12, hidden_size=384)
+        fusion = FusionOptions("bert")
+        fusion.enable_skip_layer_norm = fuse_skip_layer_norm
+        optimized = optimize_model(str(fp32), model_type="bert", num_heads=12, hidden_size=384,
+                                   optimization_options=fusion)
         optimized.save_model_to_file(str(fused))
         partial = Path(tmp) / "int8.onnx"
         # Fused ops (Attention, SkipLayerNorm) are in the com.microsoft domain, which ONNX shape inference does
