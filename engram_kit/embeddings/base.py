@@ -251,6 +251,12 @@ def get_embedder(key: str) -> BaseEmbedder:
         return _INSTANCES[key]
 
 
+def _backend_named(name: Any) -> str | None:
+    """Registry key of the backend whose spec carries ``name`` (None when no registered backend does)."""
+    return next((k for k, f in EMBEDDERS.items()
+                 if getattr(f, "spec", None) is not None and f.spec.name == name), None)  # type: ignore[attr-defined]
+
+
 def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
     """The embedder a workspace was built with, from its ``manifest["embedding_model"]``.
 
@@ -267,8 +273,7 @@ def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
     """
     backend = entry.get("backend")
     if backend is None:
-        backend = next((k for k, f in EMBEDDERS.items()
-                        if getattr(f, "spec", None) is not None and f.spec.name == entry.get("name")), None)  # type: ignore[attr-defined]
+        backend = _backend_named(entry.get("name"))
     if backend is None or resolve_key(backend) not in EMBEDDERS:
         raise WorkspaceError(
             f"This workspace's vectors were made by embedder {entry.get('name')!r} (backend {backend!r}), which "
@@ -278,8 +283,7 @@ def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
     if embedder.name != entry.get("name"):
         # A later recipe of the same backend took its key: the recipe that made the vectors may still be
         # registered under its own key (e.g. ``minilm-onnx-int8-v3``), found by the recorded name.
-        earlier = next((k for k, f in EMBEDDERS.items()
-                        if getattr(f, "spec", None) is not None and f.spec.name == entry.get("name")), None)  # type: ignore[attr-defined]
+        earlier = _backend_named(entry.get("name"))
         if earlier is not None:
             embedder = get_embedder(earlier)
     if embedder.name != entry.get("name") or embedder.dimension != int(entry.get("dimension", embedder.dimension)):

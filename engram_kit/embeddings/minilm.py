@@ -120,6 +120,13 @@ class MiniLMEmbedder(_MiniLMBase):
                                               convert_to_numpy=True, normalize_embeddings=True), dtype=np.float32)
 
 
+def _int8_spec(backend: str, version: str, detail: str = "") -> EmbedderSpec:
+    """Spec of an int8 MiniLM recipe; its name (recorded in manifests) must not change for a given recipe."""
+    return EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 {version} (dynamic quantisation, onnxruntime; int8 "
+                             f"per-channel weights, full range{detail})",
+                        backend=backend, dimension=384, tokenizer=MINILM_TOKENIZER, max_tokens=MINILM_MAX_TOKENS)
+
+
 #: onnxruntime sessions inherited through ``fork``, kept alive so that their destructors never run in the child.
 _FORKED_SESSIONS: list[Any] = []
 
@@ -139,10 +146,7 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         On first use, if onnxruntime or onnx is not installed (``pip install onnx onnxruntime``).
     """
 
-    spec = EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 v4 (dynamic quantisation, onnxruntime; int8 per-channel "
-                             f"weights, full range; LayerNormalization not fused with the residual add)",
-                        backend="minilm-onnx-int8", dimension=384, tokenizer=MINILM_TOKENIZER,
-                        max_tokens=MINILM_MAX_TOKENS)
+    spec = _int8_spec("minilm-onnx-int8", "v4", "; LayerNormalization not fused with the residual add")
     #: File name of the quantised model inside :func:`model_cache_dir`; bump the suffix (and the spec name: the
     #: vectors change) when the recipe changes. v2 used reduce_range (7-bit weights): min cosine to fp32 0.9898
     #: on the 430 bundled abstracts, below the 0.99 bar; v3 (full 8-bit range) 0.9918; v4 (v3 without the
@@ -234,10 +238,7 @@ class MiniLMOnnxInt8V3Embedder(MiniLMOnnxInt8Embedder):
     reopen with the vectors they were built with (:func:`~engram_kit.embeddings.base.embedder_from_manifest`
     finds it by the recorded name). New workspaces use :class:`MiniLMOnnxInt8Embedder`."""
 
-    spec = EmbedderSpec(name=f"{MINILM_NAME} onnx-int8 v3 (dynamic quantisation, onnxruntime; int8 per-channel "
-                             f"weights, full range)",
-                        backend="minilm-onnx-int8-v3", dimension=384, tokenizer=MINILM_TOKENIZER,
-                        max_tokens=MINILM_MAX_TOKENS)
+    spec = _int8_spec("minilm-onnx-int8-v3", "v3")
     FILE = "minilm-l6-v2-int8-v3.onnx"
     FUSE_SKIP_LAYER_NORM = True
 
