@@ -74,6 +74,31 @@ def python_loop_seconds(n: int = 10_000_000) -> float:
     return time.process_time() - start
 
 
+def host_jiffies() -> tuple[int, int, int]:
+    """(busy, steal, total) clock ticks of the whole host from ``/proc/stat`` (zeros where it is missing).
+
+    Steal is time the hypervisor gave this virtual machine's CPUs to other guests, and busy is every non-idle
+    tick (all processes, not only this one). Over a run, ``busy`` beyond this process's own CPU seconds
+    is other work on the machine. Neither shows in the load average, and both slow a run down.
+    """
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0, 0
+    idle = fields[3] + fields[4]  # idle + iowait
+    steal = fields[7] if len(fields) > 7 else 0
+    total = sum(fields[:8])
+    return total - idle, steal, total
+
+
+def host_share(before: tuple[int, int, int], after: tuple[int, int, int]) -> tuple[float, float]:
+    """(busy %, steal %) of all CPU ticks between two :func:`host_jiffies` readings, 0-100 each."""
+    total = after[2] - before[2]
+    if total <= 0:
+        return 0.0, 0.0
+    return 100 * (after[0] - before[0]) / total, 100 * (after[1] - before[1]) / total
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory in MB of this process (so far over the whole run: rows are cumulative)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -323,31 +348,36 @@ def ingest_once(backend: str, records: list[Any], workers: int, batch_size: int)
     ws = Workspace.create(path, settings=settings)
     _ = ws.ingestion_extractor, ws.resolver  # load lexicon, term list and resolver outside the timing (once)
     ws.embedder.encode(["warm up"])
-    w0, c0 = time.perf_counter(), cpu_seconds()
+    w0, c0, j0 = time.perf_counter(), cpu_seconds(), host_jiffies()
     report = ws.ingest(records, total=len(records), workers=workers)
     wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    busy, steal = host_share(j0, host_jiffies())
     check = ws.check()
     ws.close()
     shutil.rmtree(path, ignore_errors=True)
     return {"backend": backend, "n": len(records), "workers": workers, "wall": wall, "cpu": cpu,
             "stages": report.stage_seconds, "ingested": report.ingested, "rss": peak_rss_mb(),
-            "consistent": check.consistent}
+            "consistent": check.consistent, "busy": busy, "steal": steal,
+            "others": max(0.0, busy / 100 * wall * (os.cpu_count() or 1) - cpu)}
 
 
 def part_ingest(lines: list[str], sets: list[tuple[str, list[Any]]], backends: list[str], workers: int,
                 batch_size: int) -> None:
     lines += [f"End to end `Workspace.ingest` (bundled Hetionet sample graph, batch {batch_size}, "
-              f"--workers {workers}); stage seconds are wall seconds inside the run (prepare summed over workers).\n",
+              f"--workers {workers}); stage seconds are wall seconds inside the run (prepare summed over workers). "
+              "Host busy % and steal % are shares of all the machine's CPU ticks during the run (/proc/stat); "
+              "other CPU s is host busy time beyond this run's own CPU seconds (other jobs on the machine).\n",
               "| corpus | embedder | docs | wall s | docs/s wall | CPU s | docs per CPU-s | prepare s | embed s | "
-              "write s | peak RSS MB | check |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "write s | peak RSS MB | host busy % | steal % | other CPU s | check |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, records in sets:
         for backend in backends:
             r = ingest_once(backend, records, workers, batch_size)
             s = r["stages"]
             lines.append(f"| {label} | {backend} | {r['ingested']} | {r['wall']:.1f} | {r['n'] / r['wall']:.1f} | "
                          f"{r['cpu']:.1f} | {r['n'] / r['cpu']:.1f} | {s.get('prepare', 0):.1f} | "
-                         f"{s.get('embed', 0):.1f} | {s.get('write', 0):.1f} | {r['rss']:.0f} | "
-                         f"{'consistent' if r['consistent'] else 'DRIFT'} |")
+                         f"{s.get('embed', 0):.1f} | {s.get('write', 0):.1f} | {r['rss']:.0f} | {r['busy']:.0f} | "
+                         f"{r['steal']:.1f} | {r['others']:.1f} | {'consistent' if r['consistent'] else 'DRIFT'} |")
             print(lines[-1], flush=True)
     lines.append("")
 
