@@ -218,14 +218,11 @@ def test_validator_outcomes():
 
 
 # --- the LLM path, replayed -----------------------------------------------------------------------------
-# The recorded plan's prompt carries the literature layer's row counts (NounPhrase 1,9xx, MENTIONS, MAPS_TO),
-# which the issue-14 linking changes altered; replay refuses a changed prompt, and re-recording needs an API key.
-# Strict: once re-recorded (RecordingLLM + ANTHROPIC_API_KEY), these pass and the marker must go.
-_NEEDS_RERECORDING = pytest.mark.xfail(raises=LLMError, strict=True,
-                                       reason="cassette recorded before the linking changes; re-record with a key")
+# The recorded plan's prompt carries the live schema's row counts (NounPhrase, MENTIONS, MAPS_TO), so a change to
+# extraction or linking changes the prompt and replay refuses it ("Unrecorded LLM request"). Re-recording needs
+# no key, since the responses are scripted above: ENGRAM_RECORD_CASSETTES=1 pytest tests/test_evidence_desk.py -k record
 
 
-@_NEEDS_RERECORDING
 def test_llm_desk_replays_plan_guard_and_repairs(workspace):
     """Recorded run: the plan holds a write the guard refuses; two repair turns fix the withheld claims."""
     result = workspace.evidence_desk(ReplayLLM(CASSETTE)).investigate(LLM_QUESTION)
@@ -237,7 +234,6 @@ def test_llm_desk_replays_plan_guard_and_repairs(workspace):
     assert all(c.citations for c in result.claims)
 
 
-@_NEEDS_RERECORDING
 def test_llm_desk_without_repair_reports_withheld(workspace):
     result = workspace.evidence_desk(ReplayLLM(CASSETTE), DeskLimits(repair_turns=0)).investigate(LLM_QUESTION)
     assert result.repair_turns == 0 and result.outcome == "partial" and result.withheld_count == 2
