@@ -147,9 +147,15 @@ def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | Non
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from engram_kit.workspace import Workspace, default_workspace_path
+    from engram_kit.workspace import Workspace, default_workspace_path, holds_workspace
 
     path = args.workspace or default_workspace_path()
+    if holds_workspace(path) and not args.force:
+        # Said before anything is loaded or announced: `engram demo` leaves ./engram-workspace behind, and a
+        # newcomer who then follows "Using it" should learn that it can be used as it is.
+        raise WorkspaceError(f"{path} already holds a workspace (made by `engram demo` or an earlier `engram init`): "
+                             "use it as it is (engram info, engram ingest, engram ask), pass --force to rebuild it "
+                             "from scratch, or -w DIR to make another one.")
     graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
     with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
@@ -486,13 +492,26 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def _abstracts_note(args: argparse.Namespace) -> str:
+    """`` (the N PubMed abstracts ... are not listed here ...)`` when the workspace holds abstracts, else ``""``:
+    `engram docs` lists documents only, and an empty list beside 430 ingested abstracts confused a newcomer."""
+    with _open(args, read_only=True) as ws:
+        abstracts = len(ws.store.articles(source="pubmed"))
+    if not abstracts:
+        return ""
+    return (f" (the {abstracts:,} PubMed abstract{'s' if abstracts != 1 else ''} in the workspace are not documents and "
+            "are not listed here: engram info counts them)")
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     with _open(args, read_only=True) as ws:
         frame = ws.documents.list(search=args.search, status=args.status)
     if args.json:
         print(frame.to_json(orient="records", indent=2))
+    elif frame.empty and (args.search or args.status):
+        print("No documents match.")
     elif frame.empty:
-        print("No documents" + (" match." if args.search or args.status else " yet: engram ingest paper.pdf"))
+        print("No documents (PDFs, web pages, text files) yet: engram ingest paper.pdf" + _abstracts_note(args))
     else:
         shown = frame.assign(title=frame["title"].map(lambda t: textwrap.shorten(str(t), 60)))
         print(shown[["id", "status", "year", "passages", "entities", "seconds", "title"]].to_string(index=False))

@@ -81,6 +81,17 @@ def default_workspace_path() -> Path:
     return Path(os.environ.get(WORKSPACE_ENV, "engram-workspace"))
 
 
+
+def holds_workspace(path: str | Path) -> bool:
+    """Whether the folder ``path`` already holds a workspace (its manifest or its graph store file).
+
+    ``Workspace.create`` refuses such a folder unless told to overwrite it; the CLI asks this first so that it
+    can say so before it announces a build. A missing folder, or a file, holds none.
+    """
+    path = Path(path)
+    return (path / MANIFEST).exists() or (path / "graph.lbug").exists()
+
+
 class Workspace:
     """One research workspace. Create with :meth:`create`, reopen with :meth:`open`.
 
@@ -154,7 +165,7 @@ class Workspace:
                             f"after loading ({graph.report.n_skipped} rows skipped); nothing to build a workspace "
                             "on. Check the load report (report.skipped) and the files.")
         vector_store, vector_server = _vector_store_manifest(path, vectors)
-        if (path / MANIFEST).exists() or (path / "graph.lbug").exists():
+        if holds_workspace(path):
             if not overwrite:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
                                      "or pass overwrite=True (CLI: --force) to replace it.")

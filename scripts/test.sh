@@ -37,5 +37,6 @@ fi
 # Fast unit tests first (tiny fixtures), then the end-to-end tests and the notebooks (markers set in
 # tests/conftest.py). Notebook cells get one hour each: a loaded 2-core machine can take minutes on a cell that
 # embeds abstracts, and nbmake's default of 300 s failed CI there.
-python -m pytest tests -m unit -p no:cacheprovider "$@"
-python -m pytest tests --nbmake notebooks/ -m "not unit" --nbmake-timeout=3600 -p no:cacheprovider "$@"
+# --durations lists the slowest tests of each call, so a CI log shows where its time goes.
+python -m pytest tests -m unit -p no:cacheprovider --durations=10 "$@"
+python -m pytest tests --nbmake notebooks/ -m "not unit" --nbmake-timeout=3600 -p no:cacheprovider --durations=20 "$@"

@@ -62,3 +62,28 @@ def test_workspace_option_before_the_subcommand_and_bad_top_k(workspace_path, wo
 def test_ingest_folder_and_empty_file_are_explained(workspace_path, workspace, tmp_path, capsys):
     assert main(["ingest", "-w", str(workspace_path), str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_init_on_an_existing_workspace_refuses_before_announcing_a_build(workspace_path, workspace, capsys):
+    # After `engram demo` a newcomer ran the README's `engram init` and read "Creating workspace ..." above the
+    # refusal: the refusal now comes first and names the ways on.
+    manifest = (workspace_path / "manifest.json").read_bytes()
+    assert main(["init", "-w", str(workspace_path)]) == 2
+    captured = capsys.readouterr()
+    assert "Creating workspace" not in captured.out
+    assert captured.err.startswith("error: ") and "already holds a workspace" in captured.err
+    assert "--force" in captured.err and "engram ask" in captured.err
+    assert (workspace_path / "manifest.json").read_bytes() == manifest  # nothing touched
+
+
+def test_docs_on_abstracts_only_says_where_the_abstracts_are(workspace_path, workspace, capsys):
+    # The session workspace holds the bundled PubMed abstracts and no document: `engram docs` listed nothing and
+    # said "No documents yet", which read as if the ingest had been lost.
+    abstracts = len(workspace.store.articles(source="pubmed"))
+    assert abstracts == 430
+    assert main(["docs", "-w", str(workspace_path)]) == 0
+    out = capsys.readouterr().out
+    assert "No documents (PDFs, web pages, text files) yet" in out
+    assert f"the {abstracts:,} PubMed abstracts in the workspace are not documents" in out
+    assert main(["docs", "-w", str(workspace_path), "--status", "error"]) == 0
+    assert capsys.readouterr().out.strip() == "No documents match."

@@ -145,7 +145,9 @@ class GraphFacts:
             if len(hops) == 1 and more > 0 and len(rows) > 1 and len({_evidence_key(r) for r in rows}) == 1:
                 # "ranked by evidence" over ten rows of one source each is an alphabetical list: say so
                 rule += "; the ones shown tie on evidence, so they are in name order"
-            shown = f"top {len(rows)} shown, {rule}, and {more} more" if more > 0 else f"all shown, {rule}"
+            # The count left out goes with "top N shown": after the tie clause, a trailing "and 12 more" read as
+            # part of the name order.
+            shown = f"top {len(rows)} shown ({more} more not shown), {rule}" if more > 0 else f"all shown, {rule}"
             out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
         if substitute := substituted_relation_note(intent, anchor_name):
             out.notes.insert(0, substitute)
