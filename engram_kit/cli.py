@@ -16,9 +16,13 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engram_kit.errors import EngramError, WorkspaceError
+from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
+
+if TYPE_CHECKING:
+    from engram_kit.settings import Settings
 
 DEMO_QUESTION = "What compounds might reduce neuroinflammation in Alzheimer's disease?"
 
@@ -50,6 +54,10 @@ def _init_args(p: argparse.ArgumentParser) -> None:
                    help="data folder in the bundled or shared layout, e.g. ../shared/data for full Hetionet "
                         "(default: the bundled sample, or $ENGRAM_DATA_DIR)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
+    p.add_argument("--embedder", default=None, metavar="NAME",
+                   help="passage embedder, recorded in the workspace: minilm-onnx-int8 (default), minilm-fp32, or "
+                        "static (bulk ingestion: ~7x the abstracts/s, BioASQ dense nDCG@10 0.70 vs 0.85; "
+                        "benchmarks/results/ingest.md)")
     p.add_argument("--kgx-edges", type=Path, default=None, metavar="EDGES",
                    help="load a Biolink KGX graph instead of Hetionet: its edges file (.tsv/.jsonl, .gz ok)")
     p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES",
@@ -146,20 +154,43 @@ def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | Non
     return kg
 
 
-def cmd_init(args: argparse.Namespace) -> int:
-    from engram_kit.workspace import Workspace, default_workspace_path, holds_workspace
+def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
+    """Checks of ``engram init`` made before anything is loaded or announced, and the settings it records.
 
-    path = args.workspace or default_workspace_path()
+    Raises
+    ------
+    WorkspaceError
+        If ``path`` holds a workspace and ``--force`` is not given (`engram demo` leaves ./engram-workspace behind;
+        a newcomer who then follows "Using it" learns that it can be used as it is).
+    DataError
+        If ``--embedder`` names no registered embedder; the message lists the registered ones.
+    """
+    from engram_kit.embeddings import EMBEDDERS
+    from engram_kit.embeddings.base import resolve_key
+    from engram_kit.settings import Settings
+    from engram_kit.workspace import holds_workspace
+
     if holds_workspace(path) and not args.force:
-        # Said before anything is loaded or announced: `engram demo` leaves ./engram-workspace behind, and a
-        # newcomer who then follows "Using it" should learn that it can be used as it is.
         raise WorkspaceError(f"{path} already holds a workspace (made by `engram demo` or an earlier `engram init`): "
                              "use it as it is (engram info, engram ingest, engram ask), pass --force to rebuild it "
                              "from scratch, or -w DIR to make another one.")
+    if not args.embedder:
+        return None
+    key = resolve_key(args.embedder)
+    if key not in EMBEDDERS:
+        raise DataError(f"Unknown embedder {args.embedder!r} (--embedder); registered: {', '.join(sorted(EMBEDDERS))}.")
+    return Settings(embedding_model=key)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from engram_kit.workspace import Workspace, default_workspace_path
+
+    path = args.workspace or default_workspace_path()
+    settings = _init_settings(args, path)
     graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
     with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
-                          graph=graph) as ws:
+                          graph=graph, settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
@@ -387,10 +418,11 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     from engram_kit.workspace import Workspace, default_workspace_path
 
     path = args.workspace or default_workspace_path()
+    settings = _init_settings(args, path)
     config = _neo4j_config(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
     with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
-                          vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args)) as ws:
+                          vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args), settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")

@@ -152,7 +152,9 @@ class Workspace:
         WorkspaceError
             If ``path`` already holds a workspace and ``overwrite`` is False.
         DataError
-            If the data files are missing or malformed, or ``vectors`` is not a usable choice.
+            If the data files are missing or malformed, ``vectors`` is not a usable choice, or
+            ``settings.embedding_model`` is not a registered embedder (checked before anything is loaded or an
+            existing workspace is replaced).
         BackendUnavailableError
             If the Chroma server of ``vectors`` cannot be reached (checked before anything is loaded).
         """
@@ -165,6 +167,9 @@ class Workspace:
                             f"after loading ({graph.report.n_skipped} rows skipped); nothing to build a workspace "
                             "on. Check the load report (report.skipped) and the files.")
         vector_store, vector_server = _vector_store_manifest(path, vectors)
+        # The embedder is resolved before anything is loaded or replaced: an unknown name used to fail after the
+        # graph was built, leaving a half-written folder, and after `overwrite` had deleted the old workspace.
+        emb = embedder or get_embedder(settings.embedding_model)
         if holds_workspace(path):
             if not overwrite:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
@@ -201,7 +206,6 @@ class Workspace:
                 store.close()
             _remove_partial_workspace(path, whole_folder=not existed)
             raise
-        emb = embedder or get_embedder(settings.embedding_model)
         manifest = {
             "format_version": FORMAT_VERSION,
             "engram_kit_version": __version__,

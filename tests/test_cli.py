@@ -87,3 +87,52 @@ def test_docs_on_abstracts_only_says_where_the_abstracts_are(workspace_path, wor
     assert f"the {abstracts:,} PubMed abstracts in the workspace are not documents" in out
     assert main(["docs", "-w", str(workspace_path), "--status", "error"]) == 0
     assert capsys.readouterr().out.strip() == "No documents match."
+
+
+def test_unknown_embedder_is_refused_before_anything_is_built_or_replaced(tmp_path, capsys):
+    # Workspace.create resolved the embedder after building the graph: an unknown name left a half-written folder,
+    # and with overwrite it had already deleted the old workspace.
+    from engram_kit.errors import DataError
+    from engram_kit.settings import Settings
+    from engram_kit.workspace import Workspace
+
+    fresh = tmp_path / "fresh"
+    with pytest.raises(DataError, match="Unknown embedder 'no-such-model'"):
+        Workspace.create(fresh, settings=Settings(embedding_model="no-such-model"))
+    assert not fresh.exists()
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "manifest.json").write_text('{"kept": true}')
+    with pytest.raises(DataError, match="registered: .*static"):
+        Workspace.create(old, settings=Settings(embedding_model="no-such-model"), overwrite=True)
+    assert (old / "manifest.json").read_text() == '{"kept": true}'
+    assert main(["init", "-w", str(fresh), "--embedder", "no-such-model"]) == 2
+    captured = capsys.readouterr()
+    assert "Creating workspace" not in captured.out and "--embedder" in captured.err and "static" in captured.err
+    assert not fresh.exists()
+
+
+@pytest.mark.slow
+def test_init_with_the_static_embedder_records_it_and_ingests_with_it(tmp_path, sample_records, capsys):
+    # Bulk ingestion's embedder could only be chosen from Python (Settings.embedding_model); `engram init
+    # --embedder static` records it, and ingest and info use it.
+    import gzip
+    import json
+
+    from engram_kit.workspace import Workspace
+
+    path = tmp_path / "bulk"
+    assert main(["init", "-w", str(path), "--embedder", "static"]) == 0
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["embedding_model"]["backend"] == "static" and manifest["embedding_model"]["dimension"] == 256
+    records = tmp_path / "twenty.jsonl.gz"
+    with gzip.open(records, "wt") as out:
+        for record in sample_records[:20]:
+            out.write(json.dumps({"pmid": record.pmid, "title": record.title, "abstract": record.abstract}) + "\n")
+    assert main(["ingest", "-w", str(path), str(records), "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["info", "-w", str(path)]) == 0
+    info = capsys.readouterr().out
+    assert any(line.split()[:2] == ["embedding_backend", "static"] for line in info.splitlines() if line.strip())
+    with Workspace.open(path, read_only=True) as ws:
+        assert ws.embedder.dimension == 256 and ws.vectors.count() == ws.info()["passages"] >= 20
