@@ -9,8 +9,18 @@ the question. The table counts which labelled part the cited sentence came from:
 finding (RESULTS), not how the study was run (METHODS, DESIGN, SETTING, PATIENTS, ...). A second column
 gives the token-overlap F1 of the cited sentence with the withheld conclusion.
 
-Usage: ``python benchmarks/answer_sentences.py [--limit N] [--shared-data DIR]``; prints a Markdown table
-and writes it to ``benchmarks/results/answer_sentences.md``. Skips (exit 0 with a message) without the data.
+A third table classifies every sentence of the labelled parts with the composer's cues: the share of each
+part's sentences that :func:`~engram_kit.answering.extractive.is_methods_sentence` calls a methods sentence and
+that :func:`~engram_kit.answering.extractive.is_finding_sentence` calls a finding (a good cue is high on its own part
+and low on the others).
+
+Splits: the 1,000 questions sorted by PMID; ``dev`` is the first 400 (the cues and weights were tuned on these
+only), ``heldout`` the other 600 (checked once a change was settled, never tuned on), ``all`` both.
+
+Usage: ``python benchmarks/answer_sentences.py [--split dev|heldout|all] [--limit N] [--shared-data DIR]
+[--out FILE]``; prints the Markdown report (and writes it to FILE when given; the results file
+``benchmarks/results/answer_sentences.md`` keeps dated sections, newest first). Skips (exit 0 with a message)
+without the data.
 """
 
 from __future__ import annotations
@@ -79,16 +89,33 @@ class _Memo:
         return np.stack([self.cache[t] for t in texts])
 
 
-def run(shared: Path, limit: int | None) -> str:
-    """Run the study and return the Markdown report (see module docstring)."""
+#: Questions (sorted by PMID) in the development split; the rest are held out.
+DEV_SIZE = 400
+
+
+def split_items(data: dict[str, Any], split: str) -> list[tuple[str, Any]]:
+    """The ``(pmid, item)`` pairs of a split (``dev``: first :data:`DEV_SIZE` by PMID, ``heldout``: the rest)."""
+    items = sorted(data.items())
+    if split == "dev":
+        return items[:DEV_SIZE]
+    if split == "heldout":
+        return items[DEV_SIZE:]
+    if split == "all":
+        return items
+    raise ValueError(f"unknown split {split!r}: use dev, heldout or all")
+
+
+def run(shared: Path, limit: int | None, split: str = "dev") -> str:
+    """Run the study on ``split`` and return the Markdown report (see module docstring)."""
     import engram_kit.answering.extractive as extractive
 
     data = json.loads((shared / "qa" / "pubmedqa" / "ori_pqal.json").read_text())
-    items = sorted(data.items())[:limit] if limit else sorted(data.items())
+    items = split_items(data, split)
+    items = items[:limit] if limit else items
     embedder = _Memo()
     penalty, bonus = extractive.METHODS_PENALTY, extractive.FINDING_BONUS
     variants = ((f"product (methods penalty {penalty:.2f}, finding bonus {bonus:.2f})", penalty, bonus),
-                ("cosine + entity bonuses only (before)", 0.0, 0.0),
+                ("cosine + entity bonuses only (no cue weights)", 0.0, 0.0),
                 (f"methods penalty {penalty:.2f} only", penalty, 0.0),
                 (f"finding bonus {bonus:.2f} only", 0.0, bonus),
                 (f"finding bonus {2 * bonus:.2f}", penalty, 2 * bonus),
@@ -112,7 +139,8 @@ def run(shared: Path, limit: int | None) -> str:
         "",
         f"- Commit: `{commit}`{' (engram_kit has uncommitted changes)' if dirty else ''}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f}",
-        f"- {len(items)} PubMedQA labelled questions, one unlabelled abstract each; {elapsed:.0f} s. Method: "
+        f"- Split `{split}`: {len(items)} PubMedQA labelled questions, one unlabelled abstract each; "
+        f"{elapsed:.0f} s. Method: "
         "`benchmarks/answer_sentences.py` docstring. 'background' includes OBJECTIVE/PURPOSE/AIM parts.",
         "",
         "| composer | " + " | ".join(groups) + " | token F1 with the conclusion |",
@@ -121,7 +149,28 @@ def run(shared: Path, limit: int | None) -> str:
     for name, picks, f1 in rows:
         total = max(sum(picks.values()), 1)
         lines.append(f"| {name} | " + " | ".join(f"{picks[g] / total:.3f}" for g in groups) + f" | {f1:.3f} |")
+    counts = _cue_rates(items)
+    lines += ["", "Sentences of each labelled part that the cues flag (share of the part's sentences):", "",
+              "| part | sentences | methods sentence | finding cue |", "|---|---:|---:|---:|"]
+    for group in ("results", "background", "methods", "other"):
+        n, methods, finding = counts[group]
+        lines.append(f"| {group} | {n} | {methods / max(n, 1):.3f} | {finding / max(n, 1):.3f} |")
     return "\n".join(lines) + "\n"
+
+
+def _cue_rates(items: list[tuple[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per part group: (sentences, methods sentences, sentences with a finding cue)."""
+    from engram_kit.answering.extractive import answer_sentences, is_finding_sentence, is_methods_sentence
+
+    counts: dict[str, list[int]] = {g: [0, 0, 0] for g in ("results", "background", "methods", "other")}
+    for _, item in items:
+        for part, label in zip(item["CONTEXTS"], item["LABELS"]):
+            row = counts[GROUPS.get(str(label).upper(), "other")]
+            for sentence in answer_sentences(" ".join(str(part).split())):
+                row[0] += 1
+                row[1] += is_methods_sentence(sentence)
+                row[2] += is_finding_sentence(sentence)
+    return {g: (n, m, f) for g, (n, m, f) in counts.items()}
 
 
 def _picks(items: list[tuple[str, Any]], embedder: _Memo) -> tuple[Counter[str], float]:
@@ -155,13 +204,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared-data", type=Path,
                         default=Path(os.environ.get("ENGRAM_SHARED_DATA", ROOT.parent / "shared" / "data")))
-    parser.add_argument("--limit", type=int, default=None, help="first N questions (by PMID)")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "answer_sentences.md")
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="dev",
+                        help=f"dev: first {DEV_SIZE} questions by PMID (tune on these); heldout: the rest")
+    parser.add_argument("--limit", type=int, default=None, help="first N questions of the split (by PMID)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the report to this file")
     args = parser.parse_args(argv)
     if not (args.shared_data / "qa" / "pubmedqa" / "ori_pqal.json").is_file():
         print(f"skipped: PubMedQA not found under {args.shared_data} (pass --shared-data)")
         return 0
-    report = run(args.shared_data, args.limit)
+    report = run(args.shared_data, args.limit, args.split)
     print(report)
     if args.out:
         args.out.write_text(report)

@@ -7,6 +7,8 @@ expected number is checked against an independent query of the same store.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -220,6 +222,15 @@ class _BagOfWords:
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
 
+class _Flat:
+    """An embedder under which every text is equally similar to every other: only the score bonuses decide."""
+
+    name, dimension = "flat", 4
+
+    def encode(self, texts, *, batch_size=64, progress=False):  # noqa: ANN001, ANN201
+        return np.full((len(texts), self.dimension), 0.5, dtype=np.float32)
+
+
 def _hit(rank, pid, text, *, page=None, page_end=None, pmid="", section=""):  # noqa: ANN001, ANN202
     from engram_kit.retrieval.results import PassageHit
 
@@ -279,6 +290,108 @@ def test_findings_before_aims_and_methods_and_off_topic_results_cite_no_sentence
     off_topic = dataclasses.replace(result, on_topic=False, fallback="Low relevance: ...")
     answer = composer.compose(off_topic)
     assert answer.claims == [] and answer.notes == ["Low relevance: ..."]
+
+
+def _bundled_abstract(pmid: str) -> tuple[str, list[str]]:
+    """Title + abstract of a bundled PubMed record (as ingestion joins them) and its answer sentences."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from engram_kit.answering.extractive import answer_sentences
+
+    path = Path(__file__).resolve().parents[1] / "data" / "pubmed" / "abstracts-sample.jsonl.gz"
+    with gzip.open(path, "rt") as handle:
+        record = next(r for r in map(json.loads, handle) if r["pmid"] == pmid)
+    text = f"{record['title']} {record['abstract']}"
+    return text, answer_sentences(text)
+
+
+#: Real sentences of two bundled abstracts the demo cited wrongly (PMID 23494944, green tea extract and
+#: aluminium neurotoxicity in rats; PMID 11467664, a case of metformin-associated cholestatic jaundice).
+GREEN_TEA_MEASURED = ("We measured the performance of active avoidance (AA) tasks, various enzyme activities and total "
+                      "glutathione content (TGC) in the forebrain cortex (FbC), striatum, basal forebrain (BFb), "
+                      "hippocampus, brain stem and cerebellum.")
+GREEN_TEA_FINDING = "Our results suggest that green tea might be beneficial in Alzheimer's disease."
+METFORMIN_NARRATIVE = ("Metformin hydrochloride was discontinued, and the patient's jaundice resolved slowly over a "
+                       "period of several months.")
+METFORMIN_CONCLUSION = ("Given the onset of his jaundice 2 wk after the initiation of metformin, we believe that this "
+                        "case represents an example of metformin-associated hepatotoxicity, the first such case "
+                        "reported.")
+
+
+def test_methods_and_finding_cues_on_bundled_abstract_sentences():
+    """Study steps in the passive or mid-sentence ("All solutions were injected ...", "..., we evaluated ...")
+    are methods; an author's reading ("we believe that this case represents ..."), a significance or a p-value is
+    a finding, unless it only sets the threshold ("P < 0.05 was considered significant")."""
+    from engram_kit.answering.extractive import is_finding_sentence, is_methods_sentence, names_term
+
+    _, green_tea = _bundled_abstract("23494944")
+    _, case = _bundled_abstract("11467664")
+    assert GREEN_TEA_MEASURED in green_tea and GREEN_TEA_FINDING in green_tea
+    assert METFORMIN_NARRATIVE in case and METFORMIN_CONCLUSION in case
+    injected = "All solutions were injected into the cornu ammonis region 1 hippocampal region."
+    evaluated = next(s for s in green_tea if s.startswith("Because green tea"))
+    assert injected in green_tea
+    assert is_methods_sentence(GREEN_TEA_MEASURED) and not is_finding_sentence(GREEN_TEA_MEASURED)
+    assert is_methods_sentence(injected) and is_methods_sentence(evaluated)
+    assert is_finding_sentence(GREEN_TEA_FINDING) and not is_methods_sentence(GREEN_TEA_FINDING)
+    assert is_finding_sentence(METFORMIN_CONCLUSION)
+    assert not is_finding_sentence(METFORMIN_NARRATIVE)
+    # result language of a results section, and a statistics step that only names significance
+    assert is_finding_sentence("The duration of anesthesia did not differ in the 2 groups (P>0.05).")
+    assert is_finding_sentence("No significant difference in survival was seen between the two arms.")
+    assert is_finding_sentence("Mortality was 12% (95% CI 8-16%) after one year.")
+    assert is_methods_sentence("A P value < 0.05 was considered statistically significant.")
+    assert not is_finding_sentence("A P value < 0.05 was considered statistically significant.")
+    assert is_methods_sentence("Stepwise logistic regression was used to calculate the odds ratio.")
+    assert is_methods_sentence("Prospective cohort study.")
+    # an entity counts only when named as a word (its plural too)
+    assert not names_term("It decreased TGC in the FbC, striatum and BFb.", "TF") and names_term(GREEN_TEA_MEASURED, "striatum")
+    assert not names_term("AChE was lower in the basal forebrain.", "brain")
+    assert not names_term("A new outfit.", "TF") and names_term("Statins lower LDL.", "statin")
+
+
+def test_composer_cites_the_finding_not_the_measurement_list_or_case_narrative():
+    """The demo cited the measurement list of PMID 23494944 for an Alzheimer's question and the case narrative of
+    PMID 11467664 for "What does metformin treat?": every entity the passage mentions earned a bonus, and the
+    list names many. Only question and evidence-path entities count now, and the finding in the same passage
+    is cited. Hits carry the passage mentions and evidence paths the demo workspace gave them; every sentence is
+    equally similar to the question (:class:`_Flat`), so the bonuses alone decide (the demo's MiniLM answer now
+    cites "Our results suggest ..." and "... we believe that this case represents ...")."""
+    from engram_kit.answering import ExtractiveComposer
+    from engram_kit.answering.extractive import is_methods_sentence
+    from engram_kit.retrieval.results import EvidencePath
+
+    text, _ = _bundled_abstract("23494944")
+    hit = dataclasses.replace(
+        _hit(1, "p1", text, pmid="23494944"),
+        entities=("pathogenesis", "neurotoxicity", "green tea", "Aluminium", "Alzheimer's disease",
+                  "central nervous system", "green tea leaf extract", "avoidance", "glutathione",
+                  "total glutathione content", "forebrain", "forebrain cortex", "basal forebrain", "brain",
+                  "cerebellum", "c oxidase", "AChE", "superoxide dismutase activity", "(-)-epigallocatechin"),
+        paths=(EvidencePath(("Disease::DOID:10652", "Gene::7018", "Compound::DB01370"),
+                            ("Alzheimer's disease", "TF", "Aluminium"), ("ASSOCIATES_DaG", "BINDS_CbG"), "Aluminium"),))
+    composer = ExtractiveComposer(_Flat())
+    question = "What compounds might reduce neuroinflammation in Alzheimer's disease?"
+    (claim,) = composer.compose(_result(question, [hit])).claims
+    # the finding ties here with the background sentence naming both path entities (cited: the first); MiniLM
+    # prefers the finding
+    assert claim.text == "Aluminium may have an important role in the aetiology/pathogenesis/precipitation of " \
+                         "Alzheimer's disease."
+    assert not is_methods_sentence(claim.text)
+
+    text, _ = _bundled_abstract("11467664")
+    hit = dataclasses.replace(
+        _hit(1, "p1", text, pmid="11467664"),
+        entities=("edema", "liver", "inflammation", "hepatotoxicity", "Cholestatic jaundice", "metformin",
+                  "metformin hydrochloride", "cholestasis", "jaundice"),
+        paths=(EvidencePath((METFORMIN,), ("Metformin",), (), "metformin"),
+               EvidencePath((METFORMIN, T2DM, "Anatomy::UBERON:0002107"),
+                            ("Metformin", "type 2 diabetes mellitus", "liver"), ("TREATS_CtD", "LOCALIZES_DlA"),
+                            "liver")))
+    claims = composer.compose(_result("What does metformin treat?", [hit])).claims
+    assert [c.text for c in claims] == [METFORMIN_CONCLUSION]
 
 
 def test_kind_words_plurals():

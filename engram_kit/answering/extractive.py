@@ -5,11 +5,12 @@ sentencizer on a blank English pipeline). Only whole sentences are candidates (:
 a chunk's clipped first or last sentence is dropped), and methods, search-strategy, affiliation and
 boilerplate sentences are filtered out (:func:`is_boilerplate`; passages of a methods/references section
 are skipped). A sentence scores its cosine similarity to the question (same embedder as retrieval), plus
-0.1 per question entity or evidence-path entity it names, plus :data:`RELATION_BONUS` when it words the
-relation the question asks about and :data:`KIND_BONUS` when it names the asked kind
+:data:`ENTITY_BONUS` per question entity or evidence-path entity it names as a whole word, plus
+:data:`RELATION_BONUS` when it words the relation the question asks about and :data:`KIND_BONUS` when it
+names the asked kind
 (:mod:`engram_kit.answering.intent`), minus :data:`METHODS_PENALTY` when it says how a study was run rather
 than what it found (:func:`is_methods_sentence`), plus :data:`FINDING_BONUS` when it reports a finding
-(:data:`FINDING_CUE`). An off-topic result (``RetrievalResult.on_topic`` False:
+(:func:`is_finding_sentence`). An off-topic result (``RetrievalResult.on_topic`` False:
 the best passage is below ``Settings.min_relevance``) gives no literature claims: its passages are only the
 least unrelated ones, and citing them would contradict the note that says so. The best sentence of each passage becomes a claim citing that
 passage, in retrieval order; a sentence already used (overlapping chunks repeat text) is not repeated, and
@@ -58,12 +59,16 @@ KIND_CUES: tuple[tuple[str, str], ...] = (
 )
 
 __all__ = ["KIND_CUES", "REL_PRIORITY", "VERB_PHRASES", "EdgeClaim", "ExtractiveComposer", "answer_sentences",
-           "asked_kind"]
+           "asked_kind", "is_finding_sentence", "is_methods_sentence", "names_term"]
 #: Relationship types that answer a question best come first among edges to the asked kind:
 #: curated indications before palliation, before everything else (lower = earlier).
 REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
 
 
+#: Score bonus per question entity or evidence-path entity a sentence names (:func:`names_term`). The
+#: passage's other entity mentions earn nothing: they rewarded sentences that list many of them, which are
+#: mostly measurement lists ("We measured ... in the forebrain cortex, striatum, ..., cerebellum").
+ENTITY_BONUS = 0.1
 #: Score bonus of a sentence that words the asked relation ("treats", "side effect") / names the asked kind.
 RELATION_BONUS = 0.1
 KIND_BONUS = 0.05
@@ -79,29 +84,61 @@ BOILERPLATE = re.compile(
     r"|\bwe searched\b|\bdatabases? (were|was) searched\b|\bcochrane\b.*\bregister\b",
     re.IGNORECASE)
 #: Sentences that say how a study was run rather than what it found, in an unlabelled abstract: the authors
-#: doing a study step ("We enrolled ...", "Patients were randomised ..."), a study-design opener ("A total of
-#: ...", "In this study ...", "This review describes ..."), or an aim ("... aimed to ...", "To assess ...").
-#: Such a sentence loses :data:`METHODS_PENALTY`; a finding cue ("... suggest", "... was associated with")
-#: cancels it, as in "We found that ...". Wording from the structured-abstract conventions (ICMJE/CONSORT
-#: section roles), not fitted to a question set; measured in benchmarks/results/answer_sentences.md.
+#: doing a study step ("We enrolled ...", "..., we evaluated the effects of ..."), a step in the passive
+#: ("Patients were randomised ...", "Solutions were injected ...", "Logistic regression was used ..."), a
+#: study-design opener ("A total of ...", "In this study ...", "This review describes ...", "A retrospective
+#: cohort study of ..."), or an aim ("... aimed to ...", "To assess ..."). Such a sentence loses
+#: :data:`METHODS_PENALTY`; a finding (:func:`is_finding_sentence`) cancels it, as in "We found that ...".
+#: Wording from the structured-abstract conventions (ICMJE/CONSORT section roles), not fitted to a question
+#: set; measured in benchmarks/results/answer_sentences.md (PubMedQA, tuned on the dev split only).
 METHODS_CUE = re.compile(
     r"^\W*(we|the authors|investigators)\s+(\w+ly\s+)?(recruited|enrolled|performed|conducted|searched|collected"
     r"|analy[sz]ed|used|measured|examined|investigated|evaluated|assessed|studied|reviewed|designed|compared"
     r"|retrospectively|prospectively|identified|included|obtained|administered|randomi[sz]ed|surveyed|interviewed"
     r"|aimed|sought|hypothesi[sz]ed|tested|developed|describe|report)\b"
+    # the authors doing a study step anywhere in the sentence ("Because ..., we evaluated ...")
+    r"|\bwe\s+(\w+ly\s+)?(employed|measured|examined|investigated|evaluated|assessed|studied|recorded|determined"
+    r"|calculated|estimated|quantified|monitored|screened|treated|exposed|injected|applied|asked|matched|classified"
+    r"|categori[sz]ed|defined|extracted|selected|sampled|genotyped|sequenced|constructed|fitted|compared|analy[sz]ed"
+    r"|performed|conducted|collected|recruited|enrolled|followed)\b"
     r"|\b(were|was)\s+(\w+ly\s+)?(randomi[sz]ed|enrolled|recruited|allocated|assigned|included|collected|obtained"
     r"|divided|selected|interviewed|surveyed|followed up|reviewed|retrospectively|prospectively|administered"
-    r"|measured|assessed|evaluated|recorded|analy[sz]ed|performed|conducted|identified|studied)\b"
+    r"|measured|assessed|evaluated|recorded|analy[sz]ed|performed|conducted|identified|studied"
+    r"|used|carried out|calculated|determined|defined|compared|estimated|injected|asked|matched|classified"
+    r"|categori[sz]ed|scored|graded|tested|monitored|screened|quantified|extracted|sampled|taken|fed|incubated"
+    r"|stained|genotyped|sequenced|applied|treated|inserted|implanted|computed|fitted|adjusted|stratified|grouped"
+    r"|invited|questioned|registered|documented|subjected|instructed|trained|operated)\b"
     r"|^\W*(a total of|in this (\w+ )?(study|review|paper|article|trial|work)|this (\w+ )?(study|review|paper"
     r"|article|trial|work) (aims?|aimed|describes?|reports?|presents?|reviews?|investigates?|examines?|evaluates?)"
     r"|to (assess|evaluate|determine|investigate|examine|compare|test|explore|identify|characteri[sz]e)\b"
     r"|the (aim|objective|purpose|goal) of)"
-    r"|\b(aimed|sought) to\b",
+    r"|\b(aimed|sought) to\b"
+    # a design heading or opener: "Prospective cohort study.", "This is a retrospective study of 150 ..."
+    r"|^\W*(this (is|was) )?(an? )?((prospective|retrospective|randomi[sz]ed|controlled|double[- ]blind"
+    r"|single[- ]blind|cross[- ]sectional|cohort|case[- ]control|observational|multicent(er|re)|longitudinal"
+    r"|comparative|descriptive|population[- ]based|open[- ]label|clinical|pilot|qualitative)[, ]+){1,5}"
+    r"(study|trial|analysis|review|survey|series|design|sample|audit)\b",
     re.IGNORECASE)
+#: Sentences that report a finding: the authors' reading ("... suggest", "We found that ...", "We believe
+#: ..."), an association or a significance ("was associated with", "significantly", "no significant
+#: difference"), a p-value or a 95% confidence interval with its numbers, or a null result ("did not differ").
 FINDING_CUE = re.compile(
     r"\b(suggest(s|ed)?|indicat(e|es|ed)|demonstrat(e|es|ed)|reveal(s|ed)?|conclud(e|ed)|found that|show(s|ed|n)? that"
     r"|was (significantly |positively |negatively |strongly |inversely )?(associated|correlated)|were (significantly "
-    r")?(associated|correlated)|significantly|resulted in|led to)\b",
+    r")?(associated|correlated)|significantly|resulted in|led to)\b"
+    r"|\b(non-?)?significant\b"
+    r"|\bp\s*(?:[<>=\u2264\u2265]|&lt;|&gt;|<or=|>or=)\s*0?\.\d|\b95\s*%\s*(ci|confidence interval)\b[^.]{0,12}\d"
+    r"|\bdid not (significantly )?(differ|change|improve|reduce|increase|decrease|affect|alter|predict|correlate)\b"
+    r"|\bno (statistically )?(significant )?(difference|association|correlation|relationship|change|effect|increase"
+    r"|decrease)s?\b|\b(was|were) (not )?(observed|found|seen|detected|noted)\b"
+    r"|\bwe (believe|propose|speculate|think)\b|\bthis (case|report) (represents|highlights|illustrates|shows"
+    r"|demonstrates)\b",
+    re.IGNORECASE)
+#: A significance threshold being set, not a result (a methods sentence): ``"P < 0.05 was considered
+#: significant"``, ``"the level of significance was set at 5%"``.
+SIGNIFICANCE_LEVEL = re.compile(
+    r"[^,;]*\b(considered|regarded|accepted|defined as|taken as|set at)\s+(as\s+)?(statistically\s+)?significan\w*"
+    r"|\b(level of (statistical )?significance|significance level|statistical significance was)\b[^,;]*",
     re.IGNORECASE)
 METHODS_PENALTY = 0.15
 #: Score bonus of a sentence that reports a finding (:data:`FINDING_CUE`): a question is answered by what a
@@ -109,11 +146,31 @@ METHODS_PENALTY = 0.15
 FINDING_BONUS = 0.1
 
 
+def names_term(sentence: str, term: str) -> bool:
+    """Whether ``sentence`` names ``term`` as a whole word or its plural, case-insensitively (``"statin"`` is
+    named by ``"statins"``; ``"TF"`` is not named by ``"outfit"``, nor ``"brain"`` by ``"forebrain"``); an
+    empty term is never named."""
+    return bool(term) and re.search(rf"(?<!\w){re.escape(term)}(e?s)?(?!\w)", sentence, re.IGNORECASE) is not None
+
+
+def is_finding_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` reports a finding (:data:`FINDING_CUE`), unless its only cue is a significance
+    threshold being set (:data:`SIGNIFICANCE_LEVEL`: ``"P < 0.05 was considered significant."`` is a methods
+    sentence)."""
+    if FINDING_CUE.search(sentence) is None:
+        return False
+    return SIGNIFICANCE_LEVEL.search(sentence) is None or FINDING_CUE.search(SIGNIFICANCE_LEVEL.sub(" ", sentence)) is not None
+
+
 def is_methods_sentence(sentence: str) -> bool:
-    """Whether ``sentence`` reports how a study was run and not what it found (:data:`METHODS_CUE` without a
-    :data:`FINDING_CUE`): ``"Patients were randomised to two arms."`` is, ``"We found that X reduced Y."`` is
-    not."""
-    return METHODS_CUE.search(sentence) is not None and FINDING_CUE.search(sentence) is None
+    """Whether ``sentence`` reports how a study was run and not what it found (:data:`METHODS_CUE` or
+    :data:`SIGNIFICANCE_LEVEL`, without a finding, :func:`is_finding_sentence`): ``"Patients were randomised to
+    two arms."`` is, ``"We found that X reduced Y."`` is not."""
+    return _has_methods_cue(sentence) and not is_finding_sentence(sentence)
+
+
+def _has_methods_cue(sentence: str) -> bool:
+    return METHODS_CUE.search(sentence) is not None or SIGNIFICANCE_LEVEL.search(sentence) is not None
 
 
 #: Sections whose passages never give literature claims (methods, references, declarations).
@@ -246,14 +303,13 @@ class ExtractiveComposer:
                 home[key] = i
         best: dict[int, tuple[float, str]] = {}
         for (i, sentence), sim in zip(candidates, similarity):
-            path_names = {n.lower() for p in hits[i].paths for n in p.names} | {m.lower() for m in hits[i].entities}
-            lowered = sentence.lower()
-            bonus = 0.1 * sum(1 for n in names | path_names if n and n in lowered)
+            path_names = {n.lower() for p in hits[i].paths for n in p.names}
+            bonus = ENTITY_BONUS * sum(1 for n in names | path_names if names_term(sentence, n))
             bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in relation)
             bonus += KIND_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in kind)
-            if FINDING_CUE.search(sentence) is not None:  # a finding is never a methods sentence
+            if is_finding_sentence(sentence):  # a finding is never a methods sentence
                 bonus += FINDING_BONUS
-            elif METHODS_CUE.search(sentence) is not None:  # = is_methods_sentence, its finding test done above
+            elif _has_methods_cue(sentence):  # = is_methods_sentence, its finding test done above
                 bonus -= METHODS_PENALTY
             score = float(sim) + bonus
             if i not in best or score > best[i][0]:
