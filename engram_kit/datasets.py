@@ -136,8 +136,8 @@ def resolve_data_paths(root: str | os.PathLike[str] | None = None) -> DataPaths:
     base = Path(root).expanduser() if root is not None else bundled_data_dir()
     if not base.is_dir():
         hint = f" (from ${DATA_DIR_ENV})" if root is None and os.environ.get(DATA_DIR_ENV, "").strip() else ""
-        raise DataError(f"Data folder {base}{hint} does not exist. Fix: pass root= a folder holding hetionet/, "
-                        f"pubmed/ and synonyms/, or set {DATA_DIR_ENV}; the repository's data/ is the "
+        raise DataError(f"Data folder {base}{hint} does not exist. Fix: give a folder holding hetionet/, "
+                        f"pubmed/ and synonyms/ (CLI: --data DIR; Python: root=), or set {DATA_DIR_ENV}; the repository's data/ is the "
                         "bundled sample (rebuild it with scripts/make_sample_data.py).")
     found: dict[str, Path] = {}
     missing: list[str] = []
@@ -149,7 +149,7 @@ def resolve_data_paths(root: str | os.PathLike[str] | None = None) -> DataPaths:
         else:
             found[name] = path
     if missing:
-        raise DataError(f"Data folder {base} is incomplete: missing {'; '.join(missing)}. Fix: point root= (or "
+        raise DataError(f"Data folder {base} is incomplete: missing {'; '.join(missing)}. Fix: point --data / root= (or "
                         f"{DATA_DIR_ENV}) at a complete data folder, restore the bundled data/ "
                         "(see data/README.md: scripts/make_sample_data.py rebuilds hetionet/ and pubmed/), or get "
                         "Hetionet with engram_kit.kg.download_hetionet().")

@@ -175,9 +175,9 @@ class Workspace:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
                                      "or pass overwrite=True (CLI: --force) to replace it.")
             _ensure_not_in_use(path)
-            shutil.rmtree(path)
-        existed = path.exists()
         started = time.perf_counter()
+        # The graph is read before an old workspace is replaced: `engram init --data <missing folder> --force`
+        # deleted the workspace and then failed on the folder.
         if graph is None:
             paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
             kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
@@ -187,6 +187,9 @@ class Workspace:
             kg = graph
             files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path)}
             synonyms_dir = None
+        if holds_workspace(path):
+            shutil.rmtree(path)
+        existed = path.exists()
         store = None
         try:
             (path / "csr").mkdir(parents=True, exist_ok=True)

@@ -136,3 +136,22 @@ def test_init_with_the_static_embedder_records_it_and_ingests_with_it(tmp_path, 
     assert any(line.split()[:2] == ["embedding_backend", "static"] for line in info.splitlines() if line.strip())
     with Workspace.open(path, read_only=True) as ws:
         assert ws.embedder.dimension == 256 and ws.vectors.count() == ws.info()["passages"] >= 20
+
+
+def test_force_init_from_a_missing_data_folder_keeps_the_old_workspace(tmp_path, capsys):
+    # `engram init --data ../shared/data --force` on a machine without that folder deleted the demo's workspace,
+    # then reported the missing folder.
+    from engram_kit.errors import DataError
+    from engram_kit.workspace import Workspace
+
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "manifest.json").write_text('{"kept": true}')
+    missing = tmp_path / "no-such-data"
+    assert main(["init", "-w", str(old), "--data", str(missing), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert f"Data folder {missing} does not exist" in err and "--data DIR" in err
+    assert (old / "manifest.json").read_text() == '{"kept": true}'
+    with pytest.raises(DataError, match="does not exist"):
+        Workspace.create(old, data=missing, overwrite=True)
+    assert (old / "manifest.json").read_text() == '{"kept": true}'
