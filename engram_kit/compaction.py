@@ -6,8 +6,8 @@ pages later; chromadb keeps deleted embeddings and documents in its SQLite file 
 pages) and in the HNSW index files, which grow on every add/delete cycle. :func:`compact_workspace`
 (``ws.compact()``, ``engram purge``) rewrites both from the rows that are still there:
 
-1. **Vectors** (local chromadb folder): every live vector is copied into a fresh collection in
-   ``vectors.compact/``; the old folder is renamed aside, the new one renamed into place, the old one
+1. **Vectors** (local chromadb folder): every live vector is exported and written into a fresh collection in
+   ``vectors.compact/`` by a fresh interpreter (:mod:`engram_kit.store.vector_rebuild` says why); the old folder is renamed aside, the new one renamed into place, the old one
    deleted. A vector store on a Chroma server is left alone (compaction there is the server's job; the
    report says so).
 2. **Graph**: the store's backend does it (``compact`` of its
@@ -15,7 +15,9 @@ pages) and in the HNSW index files, which grow on every add/delete cycle. :func:
    literature layer are read out (:func:`copy_graph`, :mod:`engram_kit.store.export`) and written into a
    fresh database file, which then replaces the old one the same way. A backend without ``compact`` (Neo4j,
    which reuses freed store space itself) is left alone and the report says why.
-3. **History** (optional): the originals of ``superseded`` document versions are deleted too.
+3. **Derived caches**: the literature-map cache (``cache/litmap``, per-document sentence graphs) is deleted;
+   maps rebuild it on use.
+4. **History** (optional): the originals of ``superseded`` document versions are deleted too.
 
 Each swap is two renames; a crash between them leaves ``<name>.old`` and ``<name>.compact`` beside the
 workspace, never a half-written store in use (the new copy is complete before the first rename).
@@ -85,7 +87,7 @@ def swap_in(live: Path, fresh: Path) -> None:
 
 
 def _compact_vectors(ws: Any, report: CompactReport) -> None:
-    from engram_kit.store.vectors import VectorStore
+    from engram_kit.store.vector_rebuild import export_rows, rebuild_in_subprocess
 
     entry = ws.manifest.get("vector_store") or {"kind": "local"}
     live = ws.path / "vectors"
@@ -100,13 +102,25 @@ def _compact_vectors(ws: Any, report: CompactReport) -> None:
     if fresh.exists():
         shutil.rmtree(fresh)
     model = ws.manifest["embedding_model"]
-    target = VectorStore(fresh, dimension=int(model["dimension"]), model_name=model["name"])
+    export = ws.path / "vectors.compact.rows"
     try:
-        report.vectors_kept = target.copy_from(source)
+        exported = export_rows(source, export)
+        source.close()
+        ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
+        # built by a fresh interpreter, so the new index files hold no heap bytes of this process (which may have
+        # just handled the deleted text): engram_kit.store.vector_rebuild says why
+        report.vectors_kept = rebuild_in_subprocess(export, fresh, dimension=int(model["dimension"]),
+                                                    model_name=model["name"])
+    except BaseException:
+        if fresh.exists():
+            shutil.rmtree(fresh)
+        raise
     finally:
-        target.close()
-    source.close()
-    ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
+        export.unlink(missing_ok=True)
+    if report.vectors_kept != exported:
+        shutil.rmtree(fresh)
+        raise WorkspaceError(f"The rebuilt vector store holds {report.vectors_kept} vectors, not the {exported} "
+                             "exported; the workspace's vectors are unchanged. Run `engram check`, then purge again.")
     _release_chroma(live)
     swap_in(live, fresh)
     report.vector_bytes_after = folder_bytes(live)
@@ -176,6 +190,11 @@ def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
         report.history_removed = ws.documents.drop_history()
     _compact_vectors(ws, report)
     _compact_graph(ws, report)
+    # Literature-map caches hold per-document sentence graphs (sentences included) keyed by content hash, so a
+    # deleted document's text stayed there after a purge (second newcomer run). They are derived: rebuilt on use.
+    litmap = ws.path / "cache" / "litmap"
+    if litmap.exists():
+        shutil.rmtree(litmap)
     report.seconds = round(time.perf_counter() - t0, 2)
     log.info("compacted %s: %s", ws.path, report)
     return report
