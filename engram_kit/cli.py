@@ -524,11 +524,9 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
-def _abstracts_note(args: argparse.Namespace) -> str:
-    """`` (the N PubMed abstracts ... are not listed here ...)`` when the workspace holds abstracts, else ``""``:
-    `engram docs` lists documents only, and an empty list beside 430 ingested abstracts confused a newcomer."""
-    with _open(args, read_only=True) as ws:
-        abstracts = len(ws.store.articles(source="pubmed"))
+def _abstracts_note(abstracts: int) -> str:
+    """`` (the N PubMed abstracts ... are not listed here ...)`` for ``abstracts`` > 0, else ``""``: `engram docs`
+    lists documents only, and an empty list beside 430 ingested abstracts confused a newcomer."""
     if not abstracts:
         return ""
     return (f" (the {abstracts:,} PubMed abstract{'s' if abstracts != 1 else ''} in the workspace are not documents and "
@@ -538,12 +536,14 @@ def _abstracts_note(args: argparse.Namespace) -> str:
 def cmd_docs(args: argparse.Namespace) -> int:
     with _open(args, read_only=True) as ws:
         frame = ws.documents.list(search=args.search, status=args.status)
+        filtered = bool(args.search or args.status)
+        abstracts = len(ws.store.articles(source="pubmed")) if frame.empty and not filtered else 0
     if args.json:
         print(frame.to_json(orient="records", indent=2))
-    elif frame.empty and (args.search or args.status):
+    elif frame.empty and filtered:
         print("No documents match.")
     elif frame.empty:
-        print("No documents (PDFs, web pages, text files) yet: engram ingest paper.pdf" + _abstracts_note(args))
+        print("No documents (PDFs, web pages, text files) yet: engram ingest paper.pdf" + _abstracts_note(abstracts))
     else:
         shown = frame.assign(title=frame["title"].map(lambda t: textwrap.shorten(str(t), 60)))
         print(shown[["id", "status", "year", "passages", "entities", "seconds", "title"]].to_string(index=False))

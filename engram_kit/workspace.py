@@ -81,7 +81,6 @@ def default_workspace_path() -> Path:
     return Path(os.environ.get(WORKSPACE_ENV, "engram-workspace"))
 
 
-
 def holds_workspace(path: str | Path) -> bool:
     """Whether the folder ``path`` already holds a workspace (its manifest or its graph store file).
 
@@ -170,7 +169,8 @@ class Workspace:
         # The embedder is resolved before anything is loaded or replaced: an unknown name used to fail after the
         # graph was built, leaving a half-written folder, and after `overwrite` had deleted the old workspace.
         emb = embedder or get_embedder(settings.embedding_model)
-        if holds_workspace(path):
+        replacing = holds_workspace(path)
+        if replacing:
             if not overwrite:
                 raise WorkspaceError(f"{path} already holds a workspace; open it with Workspace.open({str(path)!r}) "
                                      "or pass overwrite=True (CLI: --force) to replace it.")
@@ -187,7 +187,7 @@ class Workspace:
             kg = graph
             files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path)}
             synonyms_dir = None
-        if holds_workspace(path):
+        if replacing:
             shutil.rmtree(path)
         existed = path.exists()
         store = None

@@ -159,7 +159,8 @@ def is_finding_sentence(sentence: str) -> bool:
     sentence)."""
     if FINDING_CUE.search(sentence) is None:
         return False
-    return SIGNIFICANCE_LEVEL.search(sentence) is None or FINDING_CUE.search(SIGNIFICANCE_LEVEL.sub(" ", sentence)) is not None
+    # with no threshold in the sentence the substitution leaves it as it is, and the cue found above is found again
+    return FINDING_CUE.search(SIGNIFICANCE_LEVEL.sub(" ", sentence)) is not None
 
 
 def is_methods_sentence(sentence: str) -> bool:

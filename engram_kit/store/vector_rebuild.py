@@ -14,6 +14,7 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +25,28 @@ __all__ = ["export_rows", "rebuild_in_subprocess"]
 
 def export_rows(source: Any, export: Path) -> int:
     """Write every live row of the vector store ``source`` (a :class:`~engram_kit.store.vectors.VectorStore`) to
-    ``export`` as a pickle of ``(ids, embeddings, metadatas)`` pages; returns the row count."""
-    pages = list(source.iter_rows())
+    ``export``, one pickled ``(ids, embeddings (n, dimension) float32, metadatas)`` page after another (a page at a
+    time in memory, as :meth:`~engram_kit.store.vectors.VectorStore.iter_rows` reads them); returns the row count."""
+    rows = 0
     with export.open("wb") as out:
-        pickle.dump(pages, out, protocol=pickle.HIGHEST_PROTOCOL)
-    return sum(len(ids) for ids, _, _ in pages)
+        for page in source.iter_rows():
+            pickle.dump(page, out, protocol=pickle.HIGHEST_PROTOCOL)
+            rows += len(page[0])
+    return rows
+
+
+def _read_pages(export: Path) -> Iterator[tuple[list[str], Any, list[Any]]]:
+    with export.open("rb") as stream:
+        while True:
+            try:
+                yield pickle.load(stream)  # noqa: S301 - our own export, written by the parent a moment ago
+            except EOFError:
+                return
 
 
 def rebuild_in_subprocess(export: Path, dest: Path, *, dimension: int, model_name: str) -> int:
-    """Build the store at ``dest`` from ``export`` in a fresh Python process; returns the rows written.
+    """Build the store at ``dest`` from ``export`` in a fresh Python process; returns the vectors the new store
+    counts once written (the caller compares it with what it exported).
 
     Raises
     ------
@@ -45,7 +59,7 @@ def rebuild_in_subprocess(export: Path, dest: Path, *, dimension: int, model_nam
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise WorkspaceError(f"Rebuilding the vector store in {dest} failed (exit {done.returncode}): {tail}. The "
-                         "workspace's vectors are unchanged; run `engram purge` again, or `engram check` first.")
+                             "workspace's vectors are unchanged; run `engram purge` again, or `engram check` first.")
     return int(done.stdout.strip().splitlines()[-1])
 
 
@@ -53,17 +67,14 @@ def _main(argv: list[str]) -> int:
     from engram_kit.store.vectors import VectorStore
 
     export, dest, dimension, model_name = Path(argv[0]), Path(argv[1]), int(argv[2]), argv[3]
-    with export.open("rb") as stream:
-        pages = pickle.load(stream)  # noqa: S301 - our own export, written by the parent a moment ago
     target = VectorStore(dest, dimension=dimension, model_name=model_name)
-    written = 0
     try:
-        for ids, embeddings, metadatas in pages:
+        for ids, embeddings, metadatas in _read_pages(export):
             target.upsert(ids, embeddings, metadatas)
-            written += len(ids)
+        stored = target.count()
     finally:
         target.close()
-    print(written)
+    print(stored)
     return 0
 
 
