@@ -104,7 +104,7 @@ def run(limit: int | None = None) -> dict[str, Any]:
     from engram_kit.retrieval.ppr import personalized_pagerank
 
     shared = default_shared_data()
-    ws = open_workspace(shared / "hetionet")
+    ws = open_workspace(shared)  # the data root: open_workspace resolves hetionet/, pubmed/, synonyms/ under it
     kg = ws.knowledge_graph()
     kinds = np.array([str(x).split("::", 1)[0].replace(" ", "") for x in kg.node_ids])
     names = dict(zip(ws.nodes["id"], ws.nodes["name"])) if hasattr(ws, "nodes") else {}
