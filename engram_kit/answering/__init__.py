@@ -7,6 +7,7 @@ relationship type and endpoint ids). LLM composers (a later stage) implement the
 """
 
 from engram_kit.answering.extractive import ExtractiveComposer
-from engram_kit.answering.types import Answer, AnswerComposer, Citation, Claim
+from engram_kit.answering.types import Answer, AnswerComposer, Citation, Claim, ExactAnswer, QuestionType, YesNo
 
-__all__ = ["Answer", "AnswerComposer", "Citation", "Claim", "ExtractiveComposer"]
+__all__ = ["Answer", "AnswerComposer", "Citation", "Claim", "ExactAnswer", "ExtractiveComposer", "QuestionType",
+           "YesNo"]

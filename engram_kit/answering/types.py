@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import pandas as pd
 
@@ -32,15 +32,58 @@ class Claim:
     citations: tuple[Citation, ...]
 
 
+#: The kinds of question (BioASQ's four): a yes/no question, a factoid (one entity, a name or a number), a list
+#: (several entities) or a summary (a mechanism, a role, a "what is known": answered by sentences alone).
+QuestionType = Literal["yesno", "factoid", "list", "summary"]
+#: The yes/no verdict; None = the evidence does not decide (the answer says "undecided", it never guesses).
+YesNo = Literal["yes", "no"]
+
+
+@dataclass(frozen=True)
+class ExactAnswer:
+    """One exact answer item (a factoid candidate or a list item), ranked by ``score``.
+
+    ``text`` is the item as the literature spells it (the graph's name when only the graph names it);
+    ``synonyms`` its other names (graph name and aliases where it is a node; surface variants seen in the
+    passages); ``node_id`` the graph node it links to, or None for an unlinked phrase (a mutation, a procedure,
+    a number); ``score`` in [0, 1] (comparable within one answer, not across answers); ``citations`` the
+    sentences (``kind="passage"``) and/or edges (``kind="edge"``) that support it, never empty.
+    """
+
+    text: str
+    synonyms: tuple[str, ...]
+    node_id: str | None
+    score: float
+    citations: tuple[Citation, ...]
+
+    def __post_init__(self) -> None:
+        if not self.citations:
+            raise ValueError(f"ExactAnswer {self.text!r} has no citation; every answer item must cite its evidence")
+        if not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"ExactAnswer {self.text!r} score {self.score} is outside [0, 1]")
+
+
 @dataclass
 class Answer:
-    """A composed answer. ``mode`` is ``"extractive"`` (offline) or the LLM provider's name."""
+    """A composed answer. ``mode`` is ``"extractive"`` (offline) or the LLM provider's name.
+
+    ``question_type`` is detected from the question (:data:`QuestionType`); ``exact`` the ranked exact answer
+    items (factoid: at most 5; list: the items above the list cut-off; empty for yes/no and summary questions
+    or when nothing qualifies); ``yes_no`` the verdict of a yes/no question (None = undecided or not a yes/no
+    question) and ``yes_no_citations`` the sentences it rests on. ``headline`` is the first line a reader sees:
+    the answer itself (names or yes/no), or a plain statement that the data cannot answer and why.
+    """
 
     question: str
     claims: list[Claim]
     mode: str
     retrieval: RetrievalResult
     notes: list[str] = field(default_factory=list)
+    question_type: QuestionType = "summary"
+    exact: list[ExactAnswer] = field(default_factory=list)
+    yes_no: YesNo | None = None
+    yes_no_citations: tuple[Citation, ...] = ()
+    headline: str = ""
 
     @property
     def text(self) -> str:
@@ -49,6 +92,8 @@ class Answer:
 
     def to_markdown(self) -> str:
         lines = [f"**Q:** {self.question}", ""]
+        if self.headline:
+            lines += [f"**A:** {self.headline}", ""]
         for note in self.notes:
             lines.append(f"> {note}")
         if self.notes:
@@ -78,8 +123,18 @@ class Answer:
         rows = [{"claim": c.text, "kind": x.kind, "label": x.label, "ref": x.ref} for c in self.claims for x in c.citations]
         return pd.DataFrame(rows, columns=["claim", "kind", "label", "ref"])
 
+    def exact_frame(self) -> pd.DataFrame:
+        """The exact answer items, one row each: rank, text, node id, score, synonyms and citation labels."""
+        rows = [{"rank": i, "text": x.text, "node_id": x.node_id, "score": x.score,
+                 "synonyms": "; ".join(x.synonyms), "citations": "; ".join(c.label for c in x.citations)}
+                for i, x in enumerate(self.exact, 1)]
+        return pd.DataFrame(rows, columns=["rank", "text", "node_id", "score", "synonyms", "citations"])
+
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "mode": self.mode, "notes": self.notes,
+        return {"question": self.question, "mode": self.mode, "question_type": self.question_type,
+                "headline": self.headline, "yes_no": self.yes_no,
+                "yes_no_citations": [asdict(c) for c in self.yes_no_citations],
+                "exact": [asdict(x) for x in self.exact], "notes": self.notes,
                 "claims": [asdict(c) for c in self.claims], "retrieval": self.retrieval.to_dict()}
 
 
