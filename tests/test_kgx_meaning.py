@@ -218,7 +218,7 @@ def test_llm_prompt_shows_negation_and_qualifiers_and_the_check_enforces_them(ed
         f"SHH is not known to cause tetralogy of Fallot [{negated}]. "           # kept
         f"SHH (human) has phenotype Cleft palate [{qualified}]. "                # bare triple: withheld
         f"Cleft palate is an occasional phenotype of SHH (human) [{qualified}].")  # names the qualifier: kept
-    answer = LLMComposer(scripted, max_passages=2).compose(result)
+    answer = LLMComposer(scripted, max_passages=2, structured=False).compose(result)
     prompt = scripted.prompts[0]
     assert f"[{negated}] NOT: SHH (human) has phenotype Tetralogy of Fallot" in prompt
     assert f"frequency {OCCASIONAL} 'Occasional'" in prompt and f"{GRAPH_NAME}: biolink:has_phenotype" in prompt

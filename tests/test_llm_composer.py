@@ -55,7 +55,7 @@ def test_offline_llm_answer_cites_only_provided_passages(result):
 def test_uncited_and_unknown_citations_are_withheld(result):
     scripted = Scripted("Minocycline reduces microglial activation [P1]. Curcumin cures dementia. "
                         "Aspirin is neuroprotective [P99]. This is also supported [P2, E77].")
-    answer = LLMComposer(scripted).compose(result)
+    answer = LLMComposer(scripted, structured=False).compose(result)  # the text protocol
     assert [c.text for c in answer.claims] == ["Minocycline reduces microglial activation.", "This is also supported."]
     assert answer.claims[0].citations[0].ref == result.passages[0].passage_id
     assert any("2 claim(s) withheld" in n for n in answer.notes)

@@ -72,6 +72,9 @@ class Answer:
     or when nothing qualifies); ``yes_no`` the verdict of a yes/no question (None = undecided or not a yes/no
     question) and ``yes_no_citations`` the sentences it rests on. ``headline`` is the first line a reader sees:
     the answer itself (names or yes/no), or a plain statement that the data cannot answer and why.
+    ``unsupported`` holds the claims (also in ``claims``: kept, not hidden) whose cited sentences fail the
+    support rule (:mod:`engram_kit.answering.support`); they are marked in :meth:`to_markdown` and listed in
+    :meth:`to_dict`.
     """
 
     question: str
@@ -84,6 +87,7 @@ class Answer:
     yes_no: YesNo | None = None
     yes_no_citations: tuple[Citation, ...] = ()
     headline: str = ""
+    unsupported: list[Claim] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -102,14 +106,17 @@ class Answer:
         graph = [c for c in self.claims if c.citations and c.citations[0].kind == "edge"]
         if literature:
             lines.append("**From the literature**")
-            lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]" for c in literature]
+            lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]{self._flag(c)}" for c in literature]
         if graph:
             lines.append("")
             lines.append("**From the knowledge graph**")
-            lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]" for c in graph]
+            lines += [f"- {c.text} [{'; '.join(x.label for x in c.citations)}]{self._flag(c)}" for c in graph]
         if not self.claims:
             lines.append("No evidence was found for this question in the workspace.")
         return "\n".join(lines).strip()
+
+    def _flag(self, claim: Claim) -> str:
+        return " *(unsupported: its cited evidence does not state it)*" if claim in self.unsupported else ""
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -135,7 +142,8 @@ class Answer:
                 "headline": self.headline, "yes_no": self.yes_no,
                 "yes_no_citations": [asdict(c) for c in self.yes_no_citations],
                 "exact": [asdict(x) for x in self.exact], "notes": self.notes,
-                "claims": [asdict(c) for c in self.claims], "retrieval": self.retrieval.to_dict()}
+                "claims": [asdict(c) for c in self.claims], "unsupported": [asdict(c) for c in self.unsupported],
+                "retrieval": self.retrieval.to_dict()}
 
 
 class AnswerComposer(Protocol):
