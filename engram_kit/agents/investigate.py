@@ -137,8 +137,15 @@ class InvestigationResult:
         return self.claims_frame()
 
     def to_markdown(self) -> str:
-        """The answer as Markdown: routing, each agent's findings with citations, then the synthesis."""
-        lines = [f"## {self.question}", "", "**Routing**", ""]
+        """The answer as Markdown: the answer line and its exact items (from the synthesis), routing, each agent's
+        findings with citations, then the synthesis."""
+        lines = [f"## {self.question}", ""]
+        if self.synthesis is not None and self.synthesis.headline:  # the answer first: names, or yes / no
+            lines += [f"**Answer:** {self.synthesis.headline}", ""]
+            lines += [f"- {x.text} ({x.score:.2f}) [{'; '.join(c.label for c in x.citations)}]"
+                      for x in self.synthesis.exact[: self.options.max_items]]
+            lines += [""] if self.synthesis.exact else []
+        lines += ["**Routing**", ""]
         lines += [f"- {r.agent}: {'ran' if r.runs else 'skipped'} — {'; '.join(r.reasons)}" for r in self.routing.routes]
         if self.memory_seeds:
             lines += ["", "Session memory seeds: " + ", ".join(f"{k} ({v:.2f})" for k, v in self.memory_seeds.items())]

@@ -1,9 +1,16 @@
 """Synthesis agent: merges the other agents' findings into one answer, citing only what they returned.
 
+The answer comes first, in the structure every answering path shares (:mod:`engram_kit.answering.structure`):
+``question_type``, ``exact`` items, ``yes_no`` and a ``headline``, drawn from the agents' own evidence
+(:func:`answer_structure`): the literature agent's exact items and yes/no when its composer gives them, and the
+graph edges the agents cite that link a question entity, by the asked relation, to a node of the asked kind.
+
 Offline (no LLM) the merge is deterministic: the first findings of each agent in the fixed order
 of the agent registry (literature, pathway, drug, phenotype, then any other registered agent; up to ``AgentOptions.synthesis_findings``), duplicates by citation removed,
 plus *cross-agent links*: graph entities named in a graph finding that also appear in a top literature
-passage, which is where two independent kinds of evidence agree.
+passage, which is where two independent kinds of evidence agree. The text states the answer, then which
+finding numbers each agent contributed and the cross-agent links; it does not repeat the findings' text, which
+the agents' own sections (and :meth:`SynthesisReport.to_markdown`) already show.
 
 With an LLM, the numbered findings ``[F1] .. [Fn]`` (grouped by agent) are the only material the
 model sees; it is asked for one paragraph whose every sentence ends with the ``[F#]`` markers it
@@ -16,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -24,7 +31,14 @@ from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
 from engram_kit.agents.registry import agent_names, findings_of, registered
 from engram_kit.answering import Answer, Claim
+from engram_kit.answering.intent import parse_intent
+from engram_kit.answering.structure import detect_question_type, headline
+from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
 from engram_kit.text import split_statements
+
+if TYPE_CHECKING:
+    from engram_kit.agents.graph import GraphQueries
+    from engram_kit.retrieval.results import ResolvedEntity
 
 _MARKER = re.compile(r"\[F(\d+)\]")
 
@@ -57,6 +71,8 @@ class SynthesisReport:
     cross_links : entity names supported by both graph findings and literature passages.
     withheld : LLM sentences dropped by the validator (no or unknown ``[F#]``); 0 offline.
     mode : ``"deterministic"`` or the LLM provider name.
+    question_type, exact, yes_no, yes_no_citations, headline : the answer in the shared structure
+        (:func:`answer_structure`); ``headline`` is the first line a reader sees.
     """
 
     text: str
@@ -65,10 +81,16 @@ class SynthesisReport:
     cross_links: list[str] = field(default_factory=list)
     withheld: int = 0
     mode: str = "deterministic"
+    question_type: QuestionType = "summary"
+    exact: list[ExactAnswer] = field(default_factory=list)
+    yes_no: YesNo | None = None
+    yes_no_citations: tuple[Citation, ...] = ()
+    headline: str = ""
 
     def to_markdown(self) -> str:
-        """The synthesis text, then the numbered findings with their citations."""
-        lines = [self.text, ""] if self.text else []
+        """The headline, the synthesis text, then the numbered findings with their citations."""
+        lines = [f"**Answer:** {self.headline}", ""] if self.headline and self.mode != "deterministic" else []
+        lines += [self.text, ""] if self.text else []
         lines += [f"- [{f.label}] ({f.agent}) {f.claim.text} [{'; '.join(x.label for x in f.claim.citations)}]"
                   for f in self.findings]
         return "\n".join(lines).strip() or "No synthesis."
@@ -85,7 +107,10 @@ class SynthesisReport:
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "claims": [asdict(c) for c in self.claims],
                 "findings": [{"label": f.label, "agent": f.agent, **asdict(f.claim)} for f in self.findings],
-                "cross_links": self.cross_links, "withheld": self.withheld, "mode": self.mode}
+                "cross_links": self.cross_links, "withheld": self.withheld, "mode": self.mode,
+                "question_type": self.question_type, "headline": self.headline, "yes_no": self.yes_no,
+                "yes_no_citations": [asdict(c) for c in self.yes_no_citations],
+                "exact": [asdict(x) for x in self.exact]}
 
 
 def _ordered(results: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -123,14 +148,90 @@ def collect_findings(results: dict[str, Any], limit: int) -> list[AgentFinding]:
 
 
 def cross_links(results: dict[str, Any]) -> list[str]:
-    """Names of graph entities in graph findings that also appear in the literature agent's passages."""
+    """Names of graph entities in graph findings that also appear in the literature agent's passages, spelled as
+    the graph findings spell them ("BACE1", "Alzheimer's disease"; matched case-insensitively), sorted
+    case-insensitively."""
     answer = results.get("literature")
     if not isinstance(answer, Answer):
         return []
     mentioned = {m.lower() for p in answer.retrieval.passages for m in p.entities}
-    texts = " ".join(c.text.lower() for agent, report in _ordered(results) if not isinstance(report, Answer)
+    texts = " ".join(c.text for agent, report in _ordered(results) if not isinstance(report, Answer)
                      for c in _claims(agent, report))
-    return sorted({name for name in mentioned if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", texts)})
+    found: dict[str, str] = {}
+    for name in mentioned:
+        match = re.search(rf"\b{re.escape(name)}\b", texts, re.IGNORECASE) if len(name) > 3 else None
+        if match:
+            found.setdefault(name, match.group(0))
+    return sorted(found.values(), key=lambda n: (n.lower(), n))
+
+
+_EDGE_REF = re.compile(r"^(?P<source>.+?) -\[(?P<rel>[^\]]+)\]-> (?P<target>.+)$")
+
+
+def answer_structure(question: str, entities: list[ResolvedEntity], results: dict[str, Any],
+                     graph: GraphQueries | None = None) -> tuple[QuestionType, list[ExactAnswer], YesNo | None,
+                                                                 tuple[Citation, ...], str]:
+    """``(question_type, exact, yes_no, yes_no_citations, headline)`` of an investigation, from the agents' evidence.
+
+    Exact items: the literature agent's exact items (when its composer gives them), then every graph edge cited by
+    any agent's claim that links a question entity by the asked relation (one hop of
+    :func:`~engram_kit.answering.intent.parse_intent`) to a node of the asked kind, named by the graph, in the
+    order the agents cite them; one item per node (its edges merged as its citations), score = reciprocal rank.
+    Factoid: at most five. Yes/no: the literature agent's verdict when it gives one, else "yes" when a cited edge of
+    the asked relation joins two question entities; otherwise undecided. Headline: the names or the yes/no, else the
+    literature answer's own headline or its note that the graph has no answer.
+    """
+    question_type = detect_question_type(question)
+    literature = results.get("literature")
+    answer = literature if isinstance(literature, Answer) else None
+    seeds = {e.node_id for e in entities}
+    label_of = graph.label_of if graph is not None else (lambda node_id: node_id.split("::", 1)[0].replace(" ", ""))
+    intent = parse_intent(question, [(e.mention, label_of(e.node_id)) for e in entities],
+                          graph.schema if graph is not None else None)
+    asked = {hop.rel_type for hop in intent.hops[:1]} if len(intent.hops) == 1 else set()
+    items: dict[str, tuple[str, list[Citation]]] = {}
+    joined: list[Citation] = []
+    for agent, report in _ordered(results):
+        for claim in _claims(agent, report):
+            for citation in claim.citations:
+                edge = _EDGE_REF.match(citation.ref) if citation.kind == "edge" else None
+                if edge is None or edge["rel"] not in asked:
+                    continue
+                ends = (edge["source"], edge["target"])
+                if all(end in seeds for end in ends):
+                    joined.append(citation)
+                    continue
+                other = next((end for end, far in (ends, ends[::-1]) if far in seeds), None)
+                if other is None or (intent.target_label and label_of(other) != intent.target_label):
+                    continue
+                cited = items.setdefault(other, (other, []))[1]
+                if citation not in cited:
+                    cited.append(citation)
+    names = graph.names(list(items)) if graph is not None and items else {}
+    exact: list[ExactAnswer] = list(answer.exact) if answer is not None else []
+    taken = {x.node_id for x in exact if x.node_id} | {x.text.lower() for x in exact}
+    ranked = [(names.get(node_id, node_id), node_id, cited) for node_id, (_, cited) in items.items()
+              if node_id not in taken and names.get(node_id, node_id).lower() not in taken]
+    exact += [ExactAnswer(text, (), node_id, 1.0, tuple(cited)) for text, node_id, cited in ranked]
+    if question_type not in ("factoid", "list"):
+        exact = []
+    exact = exact[:5] if question_type == "factoid" else exact
+    exact = [ExactAnswer(x.text, x.synonyms, x.node_id, round(1.0 / rank, 4), x.citations)
+             for rank, x in enumerate(exact, start=1)]
+    yes_no: YesNo | None = None
+    yes_no_citations: tuple[Citation, ...] = ()
+    if question_type == "yesno":
+        if answer is not None and answer.yes_no is not None:
+            yes_no, yes_no_citations = answer.yes_no, answer.yes_no_citations
+        elif joined:
+            yes_no, yes_no_citations = "yes", tuple(dict.fromkeys(joined))
+    why = ""
+    if answer is not None:
+        why = answer.headline or next((n for n in answer.notes if re.match(r"(The graph has no|Nothing found)", n)),
+                                      "")
+    if not why and question_type in ("factoid", "list"):
+        why = "No exact answer: no agent's evidence links the question's entities to an answer by the asked relation."
+    return question_type, exact, yes_no, yes_no_citations, headline(question_type, exact, yes_no, empty=why)
 
 
 class SynthesisAgent:
@@ -143,27 +244,33 @@ class SynthesisAgent:
         emit(StatusEvent(self.name, "merging agent findings"))
         findings = collect_findings(results, context.options.synthesis_findings)
         links = cross_links(results)
+        question_type, exact, yes_no, yes_no_citations, line = answer_structure(
+            context.question, list(context.entities), results, context.graph)
         if context.llm is None or not findings:
-            report = self._deterministic(findings, links)
-            for line in report.text.splitlines():
-                emit(AnswerChunkEvent(self.name, line + "\n"))
+            report = self._deterministic(findings, links, line)
+            for text in report.text.splitlines():
+                emit(AnswerChunkEvent(self.name, text + "\n"))
         else:
             report = self._with_llm(context, emit, findings, links)
+        report.question_type, report.exact, report.yes_no = question_type, exact, yes_no
+        report.yes_no_citations, report.headline = yes_no_citations, line
         emit(SynthesisEvent(self.name, report))
         return report
 
     @staticmethod
-    def _deterministic(findings: list[AgentFinding], links: list[str]) -> SynthesisReport:
-        lines: list[str] = []
+    def _deterministic(findings: list[AgentFinding], links: list[str], answer: str = "") -> SynthesisReport:
+        """The answer first, then which findings each agent gave (by number: their text is shown with the agents'
+        own results and under this text in :meth:`SynthesisReport.to_markdown`), then the cross-agent links."""
+        lines: list[str] = [f"**Answer:** {answer}"] if answer else []
         for agent in dict.fromkeys([*agent_names(), *(f.agent for f in findings)]):
             spec = registered(agent)
             heading = spec.heading if spec is not None else f"From the {agent} agent"
-            mine = [f for f in findings if f.agent == agent]
+            mine = [f.label for f in findings if f.agent == agent]
             if mine:
-                lines.append(f"**{heading}:** " + " ".join(f"{f.claim.text.rstrip('.')}. [{f.label}]" for f in mine))
+                lines.append(f"**{heading}:** {len(mine)} finding(s), " + ", ".join(mine) + ".")
         if links:
             lines.append("**Supported by both the graph and the literature:** " + ", ".join(links) + ".")
-        if not lines:
+        if not findings:
             lines.append("No agent returned evidence for this question.")
         return SynthesisReport("\n\n".join(lines), [f.claim for f in findings], findings, links, 0, "deterministic")
 

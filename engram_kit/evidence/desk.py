@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -28,7 +28,9 @@ from pydantic import BaseModel, Field
 
 from engram_kit.answering.assertions import assertion_text
 from engram_kit.answering.intent import Intent, parse_intent
+from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
 from engram_kit.errors import QueryError
+from engram_kit.evidence.answer import desk_answer
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
 from engram_kit.evidence.plans import evidence_words, plan_claims, plan_queries
@@ -137,6 +139,9 @@ class DeskResult:
         Wall-clock time of the run.
     include_negated : bool
         Whether edge templates listed negated assertions (flagged ``negated = true``, claims ``NOT: ...``).
+    question_type, exact, yes_no, yes_no_citations, headline
+        The answer in the shared structure, from the rows the kept claims cite (:mod:`engram_kit.evidence.answer`;
+        items cite ``Citation(kind="row", ref="q1:r3")``).
     """
 
     question: str
@@ -149,6 +154,11 @@ class DeskResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     include_negated: bool = False
+    question_type: QuestionType = "summary"
+    exact: list[ExactAnswer] = field(default_factory=list)
+    yes_no: YesNo | None = None
+    yes_no_citations: tuple[Citation, ...] = ()
+    headline: str = ""
 
     @property
     def claims(self) -> list[DeskClaim]:
@@ -182,7 +192,9 @@ class DeskResult:
         return {"question": self.question, "mode": self.mode, "template": self.template, "outcome": self.outcome,
                 "withheld": self.withheld_count, "repair_turns": self.repair_turns, "notes": self.notes,
                 "seconds": self.seconds, "include_negated": self.include_negated,
-                "entities": [e.to_dict() for e in self.entities],
+                "question_type": self.question_type, "headline": self.headline, "yes_no": self.yes_no,
+                "yes_no_citations": [asdict(c) for c in self.yes_no_citations],
+                "exact": [asdict(x) for x in self.exact], "entities": [e.to_dict() for e in self.entities],
                 "artifacts": [a.to_dict() for a in self.artifacts], "validation": self.validation.to_dict()}
 
     def _repr_markdown_(self) -> str:
@@ -194,8 +206,8 @@ class DeskResult:
 
     def to_markdown(self, *, max_rows: int = 10) -> str:
         """Claims with row citations, outcome and withheld count, then the artifacts."""
-        lines = [f"**Q:** {self.question}", "",
-                 f"**Outcome:** {self.outcome} ({len(self.claims)} claim(s) kept, {self.withheld_count} withheld; "
+        lines = [f"**Q:** {self.question}", ""] + ([f"**A:** {self.headline}", ""] if self.headline else [])
+        lines += [f"**Outcome:** {self.outcome} ({len(self.claims)} claim(s) kept, {self.withheld_count} withheld; "
                  f"{self.mode}{', template ' + self.template if self.template else ''})", ""]
         lines += [f"> {note}" for note in self.notes]
         if self.notes:
@@ -251,6 +263,7 @@ class EvidenceDesk:
         self.graph_name = graph_name
         self.include_negated = include_negated
         self._schema: GraphSchema | None = None
+        self._names: dict[str, str] | None = None
 
     @property
     def graph_schema(self) -> DomainSchema:
@@ -304,10 +317,22 @@ class EvidenceDesk:
             result = self._with_llm(question, entities, runner, self.llm)
         result.notes[:0] = reading_notes(entities, self.min_confidence)
         result.artifacts = runner.artifacts
+        stated = desk_answer(question, entities, result.claims, result.artifacts, result.notes, self._node_ids())
+        result.question_type, result.exact, result.yes_no = stated.question_type, stated.exact, stated.yes_no
+        result.yes_no_citations, result.headline = stated.yes_no_citations, stated.headline
         result.seconds = time.perf_counter() - started
         log.info("desk %r: %s, %d kept, %d withheld, %d queries, %.2f s", question, result.outcome,
                  len(result.claims), result.withheld_count, len(runner.artifacts), result.seconds)
         return result
+
+    def _node_ids(self) -> dict[str, str]:
+        """Lower-cased node name -> node id (the first node of a name), built once per desk."""
+        if self._names is None:
+            frame, self._names = self.nodes, {}
+            if frame is not None and {"id", "name"} <= set(frame.columns):
+                for node_id, name in zip(frame["id"].astype(str), frame["name"].astype(str)):
+                    self._names.setdefault(name.lower(), node_id)
+        return self._names
 
     # --- offline templates ---------------------------------------------------------------------------------
     def _offline(self, question: str, entities: list[EntityMatch], runner: QueryRunner,
