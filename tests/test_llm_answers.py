@@ -300,3 +300,20 @@ def test_an_exact_item_never_rests_on_a_negated_edge():
 ])
 def test_question_type_cues(question, kind):
     assert cue_question_type(question) == kind == detect_question_type(question)
+
+
+def test_synthesis_takes_the_literature_answers_exact_items():
+    """The agents' answer structure starts from the literature agent's exact items when its composer (here the
+    replayed LLM answer) gives them; their citations stay those of the supporting sentences and edges."""
+    from engram_kit.agents.synthesis import answer_structure
+
+    literature = _replayed(list_result)
+    question_type, exact, yes_no, _, line = answer_structure(LIST_QUESTION, literature.retrieval.entities,
+                                                             {"literature": literature})
+    assert question_type == "list" and yes_no is None
+    assert [(x.text, x.citations) for x in exact] == [(x.text, x.citations) for x in literature.exact]
+    assert line == literature.headline == "selegiline, rasagiline, entacapone, apomorphine."
+    yes = _replayed(yesno_result)
+    question_type, exact, yes_no, citations, line = answer_structure(YESNO_QUESTION, yes.retrieval.entities,
+                                                                     {"literature": yes})
+    assert (question_type, yes_no, line, exact) == ("yesno", "yes", "Yes.", []) and citations == yes.yes_no_citations
