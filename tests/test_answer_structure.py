@@ -64,14 +64,23 @@ def test_desk_yes_no_rests_on_the_row_linking_both_entities(desk):
     assert undecided.headline == "Undecided: no row found links Metformin and Alzheimer's disease."
 
 
-def test_desk_count_question_answers_with_the_count(desk, hetionet):
-    _, edges = hetionet
+def _bace1_partners(edges: pd.DataFrame) -> set[str]:
     gig = edges[(edges.metaedge == "GiG") & ((edges.source == BACE1) | (edges.target == BACE1))]
-    partners = set(gig.source) | set(gig.target)
-    partners.discard(BACE1)
+    return (set(gig.source) | set(gig.target)) - {BACE1}
+
+
+def test_desk_count_question_answers_with_the_count(desk, hetionet):
+    n = len(_bace1_partners(hetionet[1]))
     result = desk.investigate("How many genes does BACE1 interact with?")
-    assert result.question_type == "factoid" and [x.text for x in result.exact] == [str(len(partners))]
-    assert result.headline.startswith(f"{len(partners)}: BACE1 has {len(partners)} Gene node(s)")
+    assert result.question_type == "factoid" and [x.text for x in result.exact] == [str(n)]
+    assert result.headline.startswith(f"{n}: BACE1 has {n} Gene node(s)")
+
+
+def test_synthesis_count_question_states_the_total_not_a_few_names(workspace, hetionet):
+    n = len(_bace1_partners(hetionet[1]))
+    synthesis = Investigator(workspace).run("How many genes does BACE1 interact with?").synthesis
+    assert synthesis.question_type == "factoid" and synthesis.exact == []
+    assert synthesis.headline.startswith(f"BACE1 interacts with {n} genes")
 
 
 def test_desk_without_an_answer_says_why_first(desk):

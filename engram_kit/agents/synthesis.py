@@ -165,6 +165,7 @@ def cross_links(results: dict[str, Any]) -> list[str]:
     return sorted(found.values(), key=lambda n: (n.lower(), n))
 
 
+_COUNT_QUESTION = re.compile(r"\bhow many\b|\bnumber of\b", re.IGNORECASE)
 _EDGE_REF = re.compile(r"^(?P<source>.+?) -\[(?P<rel>[^\]]+)\]-> (?P<target>.+)$")
 
 
@@ -177,9 +178,11 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
     any agent's claim that links a question entity by the asked relation (one hop of
     :func:`~engram_kit.answering.intent.parse_intent`) to a node of the asked kind, named by the graph, in the
     order the agents cite them; one item per node (its edges merged as its citations), score = reciprocal rank.
-    Factoid: at most five. Yes/no: the literature agent's verdict when it gives one, else "yes" when a cited edge of
-    the asked relation joins two question entities; otherwise undecided. Headline: the names or the yes/no, else the
-    literature answer's own headline or its note that the graph has no answer.
+    Factoid: at most five. A count question ("How many ...") takes no edge items (the few edges cited are not the
+    total): its headline is the literature answer's note stating the graph's count. Yes/no: the literature agent's
+    verdict when it gives one, else "yes" when a cited edge of the asked relation joins two question entities;
+    otherwise undecided. Headline: the names or the yes/no, else the literature answer's own headline or its note
+    that the graph has no answer.
     """
     question_type = detect_question_type(question)
     literature = results.get("literature")
@@ -213,8 +216,9 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
     ranked = [(names.get(node_id, node_id), node_id, cited) for node_id, (_, cited) in items.items()
               if node_id not in taken and names.get(node_id, node_id).lower() not in taken]
     exact += [ExactAnswer(text, (), node_id, 1.0, tuple(cited)) for text, node_id, cited in ranked]
-    if question_type not in ("factoid", "list"):
-        exact = []
+    counting = bool(_COUNT_QUESTION.search(question))
+    if question_type not in ("factoid", "list") or (counting and not (answer is not None and answer.exact)):
+        exact = []  # a count is not answered by the few edges cited: the literature answer states the total
     exact = exact[:5] if question_type == "factoid" else exact
     exact = [ExactAnswer(x.text, x.synonyms, x.node_id, round(1.0 / rank, 4), x.citations)
              for rank, x in enumerate(exact, start=1)]
@@ -227,8 +231,8 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
             yes_no, yes_no_citations = "yes", tuple(dict.fromkeys(joined))
     why = ""
     if answer is not None:
-        why = answer.headline or next((n for n in answer.notes if re.match(r"(The graph has no|Nothing found)", n)),
-                                      "")
+        cue = r"\b\d+\b" if counting else r"^(The graph has no|Nothing found)"
+        why = answer.headline or next((n for n in answer.notes if re.search(cue, n)), "")
     if not why and question_type in ("factoid", "list"):
         why = "No exact answer: no agent's evidence links the question's entities to an answer by the asked relation."
     return question_type, exact, yes_no, yes_no_citations, headline(question_type, exact, yes_no, empty=why)
