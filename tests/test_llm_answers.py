@@ -317,3 +317,14 @@ def test_synthesis_takes_the_literature_answers_exact_items():
     question_type, exact, yes_no, citations, line = answer_structure(YESNO_QUESTION, yes.retrieval.entities,
                                                                      {"literature": yes})
     assert (question_type, yes_no, line, exact) == ("yesno", "yes", "Yes.", []) and citations == yes.yes_no_citations
+
+
+def test_a_reply_cut_at_max_tokens_says_so():
+    class Cut(Scripted):
+        def complete(self, messages, *, system="", **_):  # noqa: ANN001, ANN201
+            from engram_kit.llm import LLMResponse
+
+            return LLMResponse(json.dumps(SUPPORTED)[:200], self.name, stop_reason="max_tokens")
+
+    with pytest.raises(MalformedReplyError, match="cut at max_tokens=1200: raise it"):
+        LLMComposer(Cut(""), on_malformed="raise").compose(list_result())

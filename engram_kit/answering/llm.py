@@ -197,7 +197,8 @@ class LLMComposer:
         Knowledge-graph edges touching a question entity shown as ``[E1]..``, >= 0, chosen as
         :class:`~engram_kit.answering.ExtractiveComposer` chooses its edge claims.
     max_tokens : int
-        Output token cap of the LLM call.
+        Output token cap of the LLM call (1200: a list of ten cited items and six claims in JSON fits; a reply
+        cut short is malformed JSON and falls back).
     structured : bool, optional
         Use the structured JSON protocol; default: yes, except for :class:`~engram_kit.llm.OfflineLLM` (which can
         only echo its input, so it answers by the text protocol).
@@ -212,7 +213,7 @@ class LLMComposer:
         with ``on_malformed="raise"``.
     """
 
-    def __init__(self, llm: LLM, *, max_passages: int = 6, max_edges: int = 8, max_tokens: int = 700,
+    def __init__(self, llm: LLM, *, max_passages: int = 6, max_edges: int = 8, max_tokens: int = 1200,
                  structured: bool | None = None, on_malformed: Literal["offline", "raise"] = "offline") -> None:
         if on_malformed not in ("offline", "raise"):
             raise ValueError(f"on_malformed={on_malformed!r}: use 'offline' or 'raise'.")
@@ -294,9 +295,12 @@ class LLMComposer:
             system=STRUCTURED_SYSTEM_PROMPT, max_tokens=self.max_tokens)
         try:
             reply = parse_reply(response.text, source=self.llm.name)
-        except MalformedReplyError as exc:
+        except MalformedReplyError as error:
+            exc = error
+            if response.stop_reason == "max_tokens":
+                exc = MalformedReplyError(f"{error} The reply was cut at max_tokens={self.max_tokens}: raise it.")
             if self.on_malformed == "raise":
-                raise
+                raise exc from error.__cause__
             log.warning("%s", exc)
             fallback = self._compose_text(result, OfflineLLM(), notes, question_type)
             fallback.mode = self.mode
