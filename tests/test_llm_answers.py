@@ -328,3 +328,16 @@ def test_a_reply_cut_at_max_tokens_says_so():
 
     with pytest.raises(MalformedReplyError, match="cut at max_tokens=1200: raise it"):
         LLMComposer(Cut(""), on_malformed="raise").compose(list_result())
+
+
+def test_a_sentence_may_name_the_entity_by_an_abbreviation_its_abstract_defines():
+    """P2.4 says "approved for treatment of PD"; the same abstract defines "Parkinson's disease (PD)"."""
+    from engram_kit.answering.structure import defined_abbreviations
+
+    result = list_result()
+    assert defined_abbreviations(["Parkinson's disease"], [h.text for h in result.passages]) == ["PD"]
+    reply = dict(SUPPORTED, exact=[{"text": "rasagiline", "cites": ["P2.4"]}],
+                 claims=[{"text": "Rasagiline is approved for the treatment of PD.", "cites": ["P2.4"]}])
+    answer = LLMComposer(Scripted(json.dumps(reply))).compose(result)
+    assert [x.text for x in answer.exact] == ["rasagiline"] and answer.unsupported == []
+    assert defined_abbreviations(["Parkinson's disease"], ["Parkinson's disease (see below) is common."]) == []

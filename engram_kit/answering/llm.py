@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engram_kit.answering.assertions import states_negation, states_qualifier
 from engram_kit.answering.extractive import EdgeClaim, ExtractiveComposer
 from engram_kit.answering.structure import (
+    defined_abbreviations,
     detect_question_type,
     headline,
     question_terms,
@@ -492,7 +493,8 @@ class LLMComposer:
 class _SupportCheck:
     """The shared support rule (:func:`~engram_kit.answering.support.sentence_supports`) bound to one question.
 
-    ``question terms``: the resolved entities' mentions and names. A claim's answer terms are the names it states
+    ``question terms``: the resolved entities' mentions and names, and the abbreviations the passages define for
+    them (:func:`~engram_kit.answering.structure.defined_abbreviations`). A claim's answer terms are the names it states
     besides the question's entities: the reply's exact items and the passages' linked mentions and graph-node
     names it names (so "X raises Y [P1.2]" is supported when P1.2 names X and Y, or X and the asked relation).
     """
@@ -500,6 +502,7 @@ class _SupportCheck:
     def __init__(self, result: RetrievalResult, exact_texts: Sequence[str] = ()) -> None:
         self.entities = list(result.entities)
         self.terms = question_terms(self.entities)
+        self.terms += defined_abbreviations(self.terms, [hit.text for hit in result.passages])
         self.relations = relation_patterns(result.question, self.entities)
         lowered = {t.lower() for t in self.terms}
         names = [*exact_texts, *(m for hit in result.passages for m in hit.entities)]

@@ -8,7 +8,7 @@ pieces they share:
 * :func:`detect_question_type` -- **the seam** to the offline question-type detector. It is a small cue-based
   reading (BioASQ's four types) kept here until ``engram_kit.answering.exact`` ships its detector; re-point
   :data:`QUESTION_TYPE_DETECTOR` (one line) to that function and every caller follows.
-* :func:`question_terms`, :func:`relation_patterns`, :func:`supports_yes_no` -- the inputs of the shared support
+* :func:`question_terms`, :func:`defined_abbreviations`, :func:`relation_patterns`, :func:`supports_yes_no` -- the inputs of the shared support
   rule (:func:`~engram_kit.answering.support.sentence_supports`) for a question's resolved entities.
 * :func:`headline` -- the first line a reader sees: the names, or yes / no / undecided, or why there is none.
 """
@@ -23,8 +23,8 @@ from engram_kit.answering.support import names_any, sentence_supports
 from engram_kit.answering.types import ExactAnswer, QuestionType, YesNo
 from engram_kit.retrieval.results import ResolvedEntity
 
-__all__ = ["QUESTION_TYPE_DETECTOR", "cue_question_type", "detect_question_type", "headline", "question_terms",
-           "relation_patterns", "supports_yes_no"]
+__all__ = ["QUESTION_TYPE_DETECTOR", "cue_question_type", "defined_abbreviations", "detect_question_type", "headline",
+           "question_terms", "relation_patterns", "supports_yes_no"]
 
 #: A yes/no question opens with an auxiliary or copula ("Is ...", "Does ...", "Can ...").
 _YESNO = re.compile(r"^\W*(is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might|must"
@@ -99,6 +99,20 @@ def question_terms(entities: Sequence[ResolvedEntity]) -> list[str]:
     """Names of the question's entities a supporting sentence may use: each entity's mention in the question
     and its graph name (distinct, in entity order)."""
     return list(dict.fromkeys(t for e in entities for t in (e.mention, e.name) if t))
+
+
+def defined_abbreviations(terms: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """Abbreviations the ``texts`` define for ``terms``: ``"Parkinson's disease (PD)"`` defines ``PD`` (the
+    long-form-then-parenthesis pattern of Schwartz & Hearst, PSB 2003, restricted to a known long form). A
+    supporting sentence may name a question entity by such an abbreviation ("approved for treatment of PD")."""
+    found: list[str] = []
+    for term in terms:
+        if len(term) < 4:
+            continue
+        pattern = re.compile(rf"(?<!\w){re.escape(term)}\s*\(\s*([A-Za-z][A-Za-z0-9-]{{1,9}})\s*\)", re.IGNORECASE)
+        for text in texts:
+            found += [m.group(1) for m in pattern.finditer(text) if any(c.isupper() for c in m.group(1))]
+    return list(dict.fromkeys(found))
 
 
 def relation_patterns(question: str, entities: Sequence[ResolvedEntity] = ()) -> list[str]:
