@@ -295,3 +295,16 @@ def test_each_key_of_the_same_source():
     # a DOI read with low confidence (a reference's) is no key: the name and the content decide
     assert same_source(_info("paper.pdf", revised, **doi("10.1/a", 0.5)),
                        _info("paper.pdf", text, **doi("10.1/b", 0.5))) == "file name + content"
+
+
+def test_a_ligature_glyph_in_a_span_of_its_own_font_is_seen_inside_its_word():
+    spans = [("the speci", "ABCDEF+Body"), ("í", "GHIJKL+BodyLigatures"), ("c aim, a signi", "ABCDEF+Body"),
+             ("í", "GHIJKL+BodyLigatures"), ("cant result", "ABCDEF+Body")]
+    alone = LigatureRepair()
+    for text, font in spans:  # span by span, the lone "í" is a known word (Zipf 2.5): evidence against
+        alone.observe(text, font)
+    assert alone.fit() == {}
+    line = LigatureRepair()
+    line.observe_line(spans)
+    assert line.fit() == {("BodyLigatures", "í"): "fi"}
+    assert "".join(line.apply(t, f) for t, f in spans) == "the specific aim, a significant result"

@@ -539,9 +539,8 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
         lines, n_rotated = _raw_lines(page, index + 1)
         rotated += n_rotated
         raw_pages.append(lines)
-        for line in lines:
-            for span in line.spans:
-                ligatures.observe(span["text"], span["font"])
+        for line in lines:  # words read across spans: a ligature glyph may sit in a span of its own font
+            ligatures.observe_line((span["text"], span["font"]) for span in line.spans)
     ligatures.fit()
     pages: list[list[Line]] = []
     lost_by_page: Counter[int] = Counter()

@@ -244,19 +244,25 @@ def suspect_words(text: str) -> list[str]:
     (:func:`_suspicious`: a symbol or punctuation outside ASCII, "speci¿c", "e˚ect") counts as a letter, so
     the word is seen whole; a plain letter pattern would cut "speci¿c" into "speci" and "c" and never see the
     code point. Apostrophes inside a word are kept ("Alzheimer’s")."""
-    words: list[str] = []
-    current: list[str] = []
+    return [text[a:b] for a, b in _suspect_spans(text)]
+
+
+def _suspect_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the words of :func:`suspect_words`."""
+    spans: list[tuple[int, int]] = []
+    start = -1
     for i, ch in enumerate(text):
-        if ch.isalpha() or (current and ch in "'’" and text[i + 1:i + 2].isalpha()) or \
+        if ch.isalpha() or (start >= 0 and ch in "'’" and text[i + 1:i + 2].isalpha()) or \
                 (not ch.isascii() and not ch.isspace() and _suspicious(ch)):
-            current.append(ch)
+            if start < 0:
+                start = i
             continue
-        if current:
-            words.append("".join(current))
-            current = []
-    if current:
-        words.append("".join(current))
-    return [w for w in words if any(c.isalpha() for c in w)]
+        if start >= 0:
+            spans.append((start, i))
+            start = -1
+    if start >= 0:
+        spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if any(c.isalpha() for c in text[a:b])]
 
 
 def _suspicious(ch: str) -> bool:
@@ -272,8 +278,8 @@ def _suspicious(ch: str) -> bool:
 class LigatureRepair:
     """Learns which code points a font uses for ligature glyphs, from dictionary evidence, and repairs them.
 
-    Usage: :meth:`observe` every ``(text, font)`` span of a document, then :meth:`fit`, then :meth:`apply`
-    to each span. A mapping ``(font family, code point) -> ligature`` is accepted when at least
+    Usage: :meth:`observe_line` every line of ``(text, font)`` spans of a document (or :meth:`observe` single
+    spans), then :meth:`fit`, then :meth:`apply` to each span. A mapping ``(font family, code point) -> ligature`` is accepted when at least
     ``min_support`` distinct unknown words become known words with that ligature and outnumber the known words
     of the font that contain the code point more than twice (a font that sets "García" correctly keeps its
     "í"); a font with no evidence either way backs off to the document's (:meth:`fit`).
@@ -299,6 +305,24 @@ class LigatureRepair:
         for word in suspect_words(text):
             for ch in {c for c in word if _suspicious(c)}:
                 self._words[(family, ch)].add(word)
+
+    def observe_line(self, spans: Iterable[tuple[str, str]]) -> None:
+        """Record the words of one line of ``(text, font)`` spans, each suspicious code point under the font of
+        the span that holds it. Words are read across span boundaries: a ligature glyph drawn from another
+        font than its word ("speci" + "í" + "c", the glyph in a span of its own) is seen inside "speciíc", not
+        as the lone "í" that wordfreq knows as a word (Zipf 2.5) and that counted against the repair."""
+        spans = list(spans)
+        if all(text.isascii() for text, _ in spans):
+            return
+        line = "".join(text for text, _ in spans)
+        fonts: list[str] = []
+        for text, font in spans:
+            fonts.extend([font_family(font)] * len(text))
+        for a, b in _suspect_spans(line):
+            word = line[a:b]
+            for i in range(a, b):
+                if _suspicious(line[i]):
+                    self._words[(fonts[i], line[i])].add(word)
 
     def fit(self) -> dict[tuple[str, str], str]:
         """Decide the mappings from the observed words; returns :attr:`mapping`.
