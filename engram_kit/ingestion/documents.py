@@ -920,11 +920,18 @@ class DocumentRepository:
             for other in linked.get(todo.pop(), set()) - chain:
                 chain.add(other)
                 todo.append(other)
+        def hops(i: str) -> int:  # steps along "superseded_by" to the current version: the newest first
+            seen = 0
+            while infos[i].get("superseded_by") in chain and seen < len(chain):
+                i, seen = infos[i]["superseded_by"], seen + 1
+            return seen
+
         rows = [{"id": i, "status": infos[i].get("status", ""), "added": infos[i].get("added", ""),
                  "filename": infos[i].get("filename", ""), "superseded_by": infos[i].get("superseded_by", ""),
-                 "same": infos[i].get("superseded_because", "")} for i in chain if i in infos]
-        return pd.DataFrame(rows, columns=["id", "status", "added", "filename", "superseded_by", "same"]).sort_values(
-            ["added", "id"], ascending=False).reset_index(drop=True)
+                 "same": infos[i].get("superseded_because", ""), "_hops": hops(i)} for i in chain if i in infos]
+        frame = pd.DataFrame(rows, columns=["id", "status", "added", "filename", "superseded_by", "same", "_hops"])
+        frame = frame.sort_values(["_hops", "added"], ascending=[True, False], kind="stable")
+        return frame.drop(columns="_hops").reset_index(drop=True)
 
     def drop_history(self) -> int:
         """Delete superseded versions for good (originals, records, Article nodes); returns how many."""
