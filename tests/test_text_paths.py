@@ -308,3 +308,12 @@ def test_a_ligature_glyph_in_a_span_of_its_own_font_is_seen_inside_its_word():
     line.observe_line(spans)
     assert line.fit() == {("BodyLigatures", "í"): "fi"}
     assert "".join(line.apply(t, f) for t, f in spans) == "the specific aim, a significant result"
+
+
+def test_engram_ingest_of_a_file_with_no_pubmed_record_exits_2(workspace_path, tmp_path, capsys):
+    from engram_kit.cli import main
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n  \n")
+    assert main(["ingest", "-w", str(workspace_path), str(empty)]) == 2  # was 0 with a warning (issue 31.5)
+    assert "error: " + str(empty) + " held no PubMed record" in capsys.readouterr().err
