@@ -26,7 +26,10 @@ Outcome of a case
   query cut at the row cap): the expected content change and nothing else.
 * **data changed**: content differs from what the case allows (partial commits, a ``complete`` document
   with 0 passages, orphan objects, graph/vector drift, a file written by ``COPY ... TO``).
-* **crash**: a traceback, a non-Engram exception, a signal, the wall-clock timeout or the memory watchdog.
+* **silent** (issue 31.5): accepted with exit 0 but nothing stored, nothing linked that the input names, or
+  damage nobody is told about (a lost glyph in a ``complete`` document): a "nothing" a script cannot see.
+* **crash**: a traceback, a non-Engram exception, a signal or the memory watchdog.
+* **hang**: the wall-clock timeout.
 
 Peak RSS
 --------
@@ -71,6 +74,8 @@ CASE_TIMEOUT_S = 300.0
 RSS_LIMIT_MIB = 2048
 #: Content counters compared before and after a case.
 CONTENT = ("complete_articles", "Passage", "Section", "NounPhrase", "MENTIONS", "MAPS_TO", "vectors")
+#: Outcomes of a case, in table order (see the module docstring).
+OUTCOMES = ("handled", "silent", "data changed", "crash", "hang")
 #: Counters that grow with any accepted record (one Section per abstract; new noun phrases and mentions).
 GROWS: dict[str, int | str] = {"Section": "+", "NounPhrase": "+", "MENTIONS": "+", "MAPS_TO": "+"}
 
@@ -187,12 +192,133 @@ def build_inputs(folder: Path) -> dict[str, Path]:
     put("blank-lines.jsonl", "\n\n   \n\n")
     (folder / "a-directory.jsonl").mkdir(exist_ok=True)
     paths["a-directory.jsonl"] = folder / "a-directory.jsonl"
+    _quiet_inputs(put)
     for name, mib in (("oversize-60mib.pdf", 60), ("oversize-50mib-plus-1.md", 50)):
         path = folder / name
         with open(path, "wb") as sparse:  # sparse: the size is what matters, not the bytes
             sparse.truncate(mib * 2**20 + 1)
         paths[name] = path
     return paths
+
+
+#: What the "silent nothing" inputs name (issue 31.5): graph nodes of the bundled sample.
+QUIET_TEXT = ("Fluoxetine was compared with placebo in idiopathic pulmonary fibrosis, and IL6 levels were measured "
+              "in every patient before and after twelve weeks of treatment. ")
+
+
+def _quiet_inputs(put: Callable[[str, str | bytes], Path]) -> None:
+    """Inputs that ended in a silent "nothing" or silent damage (issue 31.5), written beside the others."""
+    import pymupdf
+
+    put("note.txt", "Ask the team about " + QUIET_TEXT * 4)
+    put("medline.txt", "PMID- 9600001\nTI  - Fluoxetine in fibrosis.\nAB  - " + QUIET_TEXT + "\n")
+    lig = QUIET_TEXT.replace("fi", "\ufb01").replace("fl", "\ufb02")
+    put("ligatures.md", "# Notes\n\n" + lig * 3)
+    put("ligatures.jsonl", _record(9_600_002, lig) + "\n")
+    bare = pymupdf.open()  # one font and size throughout: no heading can be recognised
+    bare.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), QUIET_TEXT * 14, fontsize=10, fontname="helv")
+    put("no-heading.pdf", bare.tobytes())
+    unit = pymupdf.open()
+    page = unit.new_page()
+    page.insert_text((72, 60), "Dose Finding In Fibrosis", fontsize=16, fontname="hebo")
+    before = "Fluoxetine was given at 75 mg/m"
+    page.insert_text((72, 100), before, fontsize=10, fontname="helv")
+    x = 72 + pymupdf.get_text_length(before, fontname="helv", fontsize=10)
+    page.insert_text((x, 96), "2", fontsize=6, fontname="helv")
+    page.insert_text((x + pymupdf.get_text_length("2", fontname="helv", fontsize=6), 100), " every week.",
+                     fontsize=10, fontname="helv")
+    page.insert_textbox(pymupdf.Rect(72, 120, 520, 700), QUIET_TEXT * 8, fontsize=10, fontname="helv")
+    put("unit-superscript.pdf", unit.tobytes())
+    lost = pymupdf.open()  # Helvetica (WinAnsi) cannot encode "≠" or "β": the writer puts "·" in their place
+    page = lost.new_page()
+    page.insert_text((72, 60), "Cytokines In Fibrosis", fontsize=16, fontname="hebo")
+    page.insert_text((72, 90), "Levels of IL\u22606 and \u03b2-amyloid rose.", fontsize=10, fontname="helv")
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 700), QUIET_TEXT.replace("IL6", "cytokine") * 8, fontsize=10,
+                        fontname="helv")
+    put("lost-glyph.pdf", lost.tobytes())
+
+
+def _quiet_cases(inputs: dict[str, Path]) -> list[Case]:
+    """The "silent nothing" families (issue 31.5): each must end in a clear error or the right content."""
+    doc = {"complete_articles": 1, "Passage": "+", "Section": "+", "vectors": "+", "NounPhrase": "+",
+           "MENTIONS": "+", "MAPS_TO": "+"}
+    return [
+        Case("silent nothing: .txt", "plain note named .txt", "cli", ["ingest", str(inputs["note.txt"])],
+             allow=doc, expect_exit=0, expect_text="note.txt"),
+        Case("silent nothing: .txt", "MEDLINE export named .txt", "cli", ["ingest", str(inputs["medline.txt"])],
+             allow={"complete_articles": 1, "Passage": 1, "vectors": 1, **GROWS}, expect_exit=0,
+             expect_text="ingested 1"),
+        Case("silent nothing: .txt", "plain note through ws.ingest (API)", "api", "txt_note_api",
+             expect_text="MEDLINE"),
+        Case("silent nothing: PDF without headings", "one font, names a gene, a drug, a disease", "api",
+             "no_heading_linked", allow=doc, expect_exit=0),
+        Case("silent nothing: ligature characters", "Markdown with U+FB01/FB02", "api", "ligatures_md",
+             allow=doc, expect_exit=0),
+        Case("silent nothing: ligature characters", "PubMed JSONL with U+FB01/FB02", "api", "ligatures_jsonl",
+             allow={"complete_articles": 1, "Passage": 1, "vectors": 1, **GROWS}, expect_exit=0),
+        Case("silent nothing: unit superscript", "75 mg/m + raised 2", "api", "unit_superscript", allow=doc,
+             expect_exit=0),
+        Case("silent nothing: lost glyph", "Helvetica cannot encode ≠ and β", "api", "lost_glyph", allow=doc,
+             expect_exit=0),
+    ]
+
+
+def _linked_at(ws: Any, doc_id: str, level: str) -> set[str]:
+    """Names of the graph entities that ``level`` mentions (Passage, Section, Article) of a document link to."""
+    mentions = ws.store.article_mentions([doc_id])
+    mentions = mentions[mentions["level"] == level]
+    links = ws.store.nounphrase_links(mentions["nounphrase_id"].unique().tolist()) if not mentions.empty else None
+    return set() if links is None or links.empty else set(links["entity_name"].str.lower())
+
+
+def _quiet_api_cases() -> dict[str, Callable[[Any, Path], str]]:
+    """The API side of :func:`_quiet_cases`: a message, ``SILENT: ...`` when the input was accepted but came to
+    nothing (or to damage nobody was told about), ``CHANGED: ...`` when the stored text differs from the page."""
+    wanted = {"fluoxetine", "idiopathic pulmonary fibrosis"}
+
+    def txt_note_api(ws: Any, inputs: Path) -> str:
+        report = ws.ingest(inputs / "note.txt")
+        return f"SILENT: ws.ingest read {report.read} records and said nothing" if report.read == 0 else str(report)
+
+    def no_heading_linked(ws: Any, inputs: Path) -> str:
+        report = ws.documents.add_bytes((inputs / "no-heading.pdf").read_bytes(), "no-heading.pdf")
+        found = _linked_at(ws, report.id, "Passage")
+        if not wanted <= found:
+            return f"SILENT: {report.status}, passages link {sorted(found) or 'nothing'} (want {sorted(wanted)})"
+        return f"{report.status}; passages link {sorted(found)}"
+
+    def ligatures_md(ws: Any, inputs: Path) -> str:
+        report = ws.documents.add_bytes((inputs / "ligatures.md").read_bytes(), "ligatures.md")
+        found = _linked_at(ws, report.id, "Passage")
+        if not wanted <= found:
+            return f"SILENT: {report.status}, passages link {sorted(found) or 'nothing'} (want {sorted(wanted)})"
+        return f"{report.status}; passages link {sorted(found)}"
+
+    def ligatures_jsonl(ws: Any, inputs: Path) -> str:
+        report = ws.ingest(inputs / "ligatures.jsonl")
+        found = _linked_at(ws, "pubmed:9600002", "Passage") | _linked_at(ws, "pubmed:9600002", "Section")
+        if not wanted <= found:
+            return f"SILENT: {report}; the abstract links {sorted(found) or 'nothing'} (want {sorted(wanted)})"
+        return f"{report}; the abstract links {sorted(found)}"
+
+    def unit_superscript(ws: Any, inputs: Path) -> str:
+        report = ws.documents.add_bytes((inputs / "unit-superscript.pdf").read_bytes(), "unit-superscript.pdf")
+        text = " ".join(ws.store.article_passages(report.id)["text"])
+        if "75 mg/m every" in text:
+            return f"CHANGED: {report.status}, the stored text reads '75 mg/m every week' (the power was dropped)"
+        return f"{report.status}; " + ("'75 mg/m^2' kept" if "mg/m^2" in text else "text: " + text[:80])
+
+    def lost_glyph(ws: Any, inputs: Path) -> str:
+        report = ws.documents.add_bytes((inputs / "lost-glyph.pdf").read_bytes(), "lost-glyph.pdf")
+        found = _linked_at(ws, report.id, "Passage")
+        through = sorted(found & {"il6", "amyloid beta precursor protein", "app"})
+        if report.status == "complete":
+            return f"SILENT: status complete, no warning; linked through the gap: {through or 'nothing'}"
+        problems = ws.documents.detail(report.id).info.get("problems", [])
+        return f"{report.status} ({problems[0][:60] if problems else ''}); linked through the gap: {through or 'nothing'}"
+
+    return {f.__name__: f for f in (txt_note_api, no_heading_linked, ligatures_md, ligatures_jsonl, unit_superscript,
+                                    lost_glyph)}
 
 
 def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
@@ -240,7 +366,7 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
              expect_text="yields no passages"),
         Case("single-font PDF", "text file named .pdf", "cli", ingest("not-a-pdf.pdf"), expect_text="PDF"),
         Case("empty files", "two different empty .md files", "api", "two_empty_files", expect_text="empty"),
-        Case("empty files", "empty .jsonl", "cli", ingest("empty.jsonl"), expect_exit=0,
+        Case("empty files", "empty .jsonl", "cli", ingest("empty.jsonl"),  # exit 2 since issue 31.5 (was 0)
              expect_text="held no PubMed record"),
         Case("file:// URLs", "file:// with %20", "cli", ["ingest", url(inputs["note probe.md"])],
              allow={"complete_articles": 1, "Passage": 1, "Section": 1, "vectors": 1, "NounPhrase": "+",
@@ -274,7 +400,7 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
         Case("more PubMed shapes", "plain text named .jsonl.gz", "cli", ingest("not-gzip.jsonl.gz"),  # read by
              allow={"complete_articles": 1, "Passage": 1, "vectors": 1, **GROWS}, expect_exit=0,  # its magic bytes
              expect_text="ingested 1"),
-        Case("more PubMed shapes", "only blank lines", "cli", ingest("blank-lines.jsonl"), expect_exit=0,
+        Case("more PubMed shapes", "only blank lines", "cli", ingest("blank-lines.jsonl"),  # exit 2 since 31.5
              expect_text="held no PubMed record"),
         Case("more PubMed shapes", "a directory named .jsonl", "cli", ingest("a-directory.jsonl")),
         Case("more document shapes", "PDF cut in half", "cli", ingest("truncated.pdf"), expect_exit=-1,
@@ -291,6 +417,7 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
         Case("single-font PDF", "references only, no heading", "cli", ingest("references-no-heading.pdf"),
              expect_text="yields no passages"),
     ]
+    out += _quiet_cases(inputs)
     deep = "RETURN " + "[" * 1000 + "1" + "]" * 1000
     desk = [
         ("list nested 1,000 deep", deep),
@@ -367,7 +494,8 @@ def _api_cases() -> dict[str, Callable[[Any, Path], str]]:
 
         raise DataError("; ".join(messages))
 
-    return {f.__name__: f for f in (pmid_abc, empty_abstract, nul_name, oversize_bytes, two_empty_files)}
+    return {**{f.__name__: f for f in (pmid_abc, empty_abstract, nul_name, oversize_bytes, two_empty_files)},
+            **_quiet_api_cases()}
 
 
 def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> None:
@@ -566,7 +694,7 @@ def classify(case: Case, result: dict[str, Any], code: int, killed: str, stderr:
              scratch: Path) -> tuple[str, str]:
     """``handled`` / ``data changed`` / ``crash`` and the reason (see the module docstring)."""
     if killed:
-        return "crash", killed
+        return ("hang" if killed.startswith("timeout") else "crash"), killed
     if code != 0 or not result:
         return "crash", f"child exit status {code}: {stderr.strip().splitlines()[-1:] if stderr else ''}"
     if result.get("exception"):
@@ -577,6 +705,15 @@ def classify(case: Case, result: dict[str, Any], code: int, killed: str, stderr:
     if "snapshot_failed" in after:
         return "data changed", "the workspace no longer opens: " + after["snapshot_failed"][-200:]
     exit_code = result.get("exit")
+    output = result.get("output", "") or ""
+    if output.startswith("SILENT:"):
+        return "silent", output[len("SILENT: "):][:200]
+    if output.startswith("CHANGED:"):
+        return "data changed", output[len("CHANGED: "):][:200]
+    grew = any(after[key] != BASE_SNAPSHOT[key] for key in CONTENT)
+    if case.kind == "cli" and exit_code == 0 and not grew and (case.allow or case.expect_exit == 2):
+        tail = text.strip().splitlines()[-1][:160] if text.strip() else ""
+        return "silent", f"exit 0 and nothing stored: {tail}"  # a "nothing" a script cannot see
     # a case that may end either way is allowed its new content only when it was accepted
     allow = case.allow if case.expect_exit != -1 or exit_code == 0 else {}
     changed = []
@@ -642,15 +779,17 @@ def write_table(rows: list[dict[str, Any]], seconds: float, note: str = "") -> s
         values = [r["desk_sum_mib"] for r in group if r.get("desk_sum_mib")]
         return str(max(values)) if values else "-"
 
-    lines = ["| family | tried | handled | data changed | crash | max peak RSS (MiB) | max tree RSS (MiB) | "
-             "max caller + query process (MiB) |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| family | tried | handled | silent | data changed | crash | hang | max peak RSS (MiB) | "
+             "max tree RSS (MiB) | max caller + query process (MiB) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for family, group in families.items():
-        n = {k: sum(r["outcome"] == k for r in group) for k in ("handled", "data changed", "crash")}
-        lines.append(f"| {family} | {len(group)} | {n['handled']} | {n['data changed']} | {n['crash']} | "
+        n = {k: sum(r["outcome"] == k for r in group) for k in OUTCOMES}
+        lines.append(f"| {family} | {len(group)} | {n['handled']} | {n['silent']} | {n['data changed']} | {n['crash']} | "
+                     f"{n['hang']} | "
                      f"{max(r['peak_rss_mib'] for r in group)} | {max(r['peak_tree_mib'] for r in group)} | "
                      f"{desk_sum(group)} |")
-    n = {k: sum(r["outcome"] == k for r in rows) for k in ("handled", "data changed", "crash")}
-    lines.append(f"| **all** | {len(rows)} | {n['handled']} | {n['data changed']} | {n['crash']} | "
+    n = {k: sum(r["outcome"] == k for r in rows) for k in OUTCOMES}
+    lines.append(f"| **all** | {len(rows)} | {n['handled']} | {n['silent']} | {n['data changed']} | {n['crash']} | "
+                 f"{n['hang']} | "
                  f"{max(r['peak_rss_mib'] for r in rows)} | {max(r['peak_tree_mib'] for r in rows)} | "
                  f"{desk_sum(rows)} |")
     detail = ["| family | case | outcome | peak RSS (MiB) | tree RSS (MiB) | caller + query process (MiB) | s | "
@@ -678,8 +817,10 @@ def write_table(rows: list[dict[str, Any]], seconds: float, note: str = "") -> s
         "*Handled*: the expected ending (a one-line error with exit 2, an EngramError, a desk refusal/failure, or "
         "for accepted inputs exactly the expected new content). *Data changed*: content other than allowed "
         "(partial commits, orphan objects, drift, a complete document with 0 passages, a file written by a "
-        "query, an API key found in an output, log, bundle or workspace file). *Crash*: traceback, signal, "
-        "non-Engram exception, timeout or watchdog.", "",
+        "query, an API key found in an output, log, bundle or workspace file, a stored text that differs from the "
+        "page). *Silent*: accepted with exit 0 but nothing stored, nothing linked that the input names, or damage "
+        "nobody is told about (issue 31.5). *Crash*: traceback, signal, non-Engram exception or watchdog. *Hang*: "
+        "the wall-clock timeout.", "",
         *lines, "",
         f"Cases at or above the issue's {RSS_LIMIT_MIB} MiB ceiling: "
         + (", ".join(f"{r['case']} ({r['peak_rss_mib']}/{r['peak_tree_mib']} MiB)" for r in over) or "none") + ".", "",
@@ -754,6 +895,8 @@ def main(argv: list[str] | None = None) -> int:
         stored = json.loads(RESULTS.with_suffix(".json").read_text())
         fresh = {(r["family"], r["case"]): r for r in rows}
         rows = [fresh.get((r["family"], r["case"]), r) for r in stored]
+        known = {(r["family"], r["case"]) for r in stored}
+        rows += [r for key, r in fresh.items() if key not in known]  # new cases join the table
         previous = stored_note(RESULTS)
         note = (f"{previous + ' ' if previous else ''}Rerun with `--only {args.only!r} --merge` {args.note}: "
                 f"{', '.join(c for _, c in fresh)} ({seconds / 60:.1f} min, commit {_commit()}).")

@@ -214,6 +214,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         raise DataError(f"No such file: {', '.join(missing)}; check the path(s).")
     for file in args.files:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
+    empty = 0
     with _open(args) as ws:
         for file in args.files:
             report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 0))
@@ -223,12 +224,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                       "ingested once")
             for problem in report.skipped[:10]:
                 print(f"  skipped: {problem}")
-            if report.read == 0:
-                print(f"warning: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
+            if report.read == 0:  # never a silent "nothing" with exit 0 (issue 31): a script must see it
+                empty += 1
+                print(f"error: {file} held no PubMed record with an abstract; nothing was ingested. Plain-text "
                       "notes are not PubMed records: save them as .md to ingest them as a document.", file=sys.stderr)
             for pmid, message in report.errors[:10]:
                 print(f"  PMID {pmid}: {message}")
-    return 0
+    return 2 if empty else 0
 
 
 def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
@@ -455,7 +457,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 # --- document repository: PDFs, web pages, text files (engram_kit.ingestion.documents) -----------------
-#: Extensions `engram ingest` hands to the document repository (``.txt`` stays MEDLINE text for PubMed).
+#: Extensions `engram ingest` hands to the document repository; a ``.txt``/``.text`` file goes there too unless it
+#: holds a MEDLINE record (``PMID- ...``, :func:`engram_kit.ingestion.pubmed.holds_medline`): a plain note named
+#: .txt was read as MEDLINE and ingested nothing, with exit 0 (issue 31).
 DOCUMENT_EXTENSIONS: tuple[str, ...] = (".pdf", ".html", ".htm", ".xhtml", ".md", ".markdown")
 
 
@@ -492,7 +496,11 @@ def _is_url(item: str) -> bool:
 
 
 def _is_document(item: str) -> bool:
-    return _is_url(item) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS
+    if _is_url(item) or Path(item).suffix.lower() in DOCUMENT_EXTENSIONS:
+        return True
+    from engram_kit.ingestion.pubmed import holds_medline
+
+    return Path(item).suffix.lower() in (".txt", ".text") and Path(item).is_file() and not holds_medline(item)
 
 
 def cmd_ingest_any(args: argparse.Namespace) -> int:
@@ -519,8 +527,8 @@ def cmd_ingest_any(args: argparse.Namespace) -> int:
                 except IngestionError as exc:
                     failed += 1
                     print(f"error: {exc}", file=sys.stderr)
-    if records:
-        cmd_ingest(argparse.Namespace(**{**vars(args), "files": records}))
+    if records and cmd_ingest(argparse.Namespace(**{**vars(args), "files": records})):
+        failed += 1
     return 2 if failed else 0
 
 
@@ -545,8 +553,11 @@ def cmd_docs(args: argparse.Namespace) -> int:
     elif frame.empty:
         print("No documents (PDFs, web pages, text files) yet: engram ingest paper.pdf" + _abstracts_note(abstracts))
     else:
+        from engram_kit.ingestion.documents import ENTITIES_DEFINITION
+
         shown = frame.assign(title=frame["title"].map(lambda t: textwrap.shorten(str(t), 60)))
         print(shown[["id", "status", "year", "passages", "entities", "seconds", "title"]].to_string(index=False))
+        print(f"entities: {ENTITIES_DEFINITION}, as in the ingest report")
     return 0
 
 

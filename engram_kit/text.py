@@ -4,7 +4,8 @@
 the input; :func:`sentence_spans` gives just the ``(start, end)`` pairs and :func:`sentence_texts` just the
 texts. Rule-based and deterministic (~100x faster than a spaCy parser, no model), tuned for scientific prose:
 a sentence ends at ``.``, ``!`` or ``?`` (optionally followed by quotes or brackets) before white space and an
-upper-case letter, a digit, an opening bracket or a gene-style token ("aFGF", "p53"); not after common
+upper-case letter, a digit, an opening bracket, a gene-style token ("aFGF", "p53") or a lower-case Greek letter
+("... butyrylcholinesterase. β-Amyloid ...": Greek letters open sentences in lower case); not after common
 abbreviations (``e.g.``, ``et al.``, ``Fig.``, ``vs.``) nor after a single-letter initial (``J. Smith``), nor at a
 decimal point (``0.05``).
 
@@ -28,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ABBREVIATIONS", "NON_TERMINAL_WORDS", "Sentence", "sentence_spans", "split_sentences", "sentence_texts",
+__all__ = ["ABBREVIATIONS", "GREEK_LOWER", "NON_TERMINAL_WORDS", "Sentence", "sentence_spans", "split_sentences", "sentence_texts",
            "split_statements"]
 
 #: Lower-cased tokens (without the final period) after which a period does not end a sentence.
@@ -37,7 +38,10 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     "mrs ms st vol p pp".split()
 )
 
-_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9]|[a-z]+[A-Z0-9]))|\n+")
+#: Lower-case Greek letters (U+03B1-U+03C9 and the variant forms ϑ ϕ ϵ) that open a sentence as written ("β-Amyloid",
+#: "α-Synuclein", "κB"): a Greek letter is never lower-cased for the sentence start, so it counts as a capital.
+GREEK_LOWER = "\u03b1-\u03c9\u03d1\u03d5\u03f5"
+_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?(?:[A-Z0-9" + GREEK_LOWER + r"]|[a-z]+[A-Z0-9]))|\n+")
 
 
 @dataclass(frozen=True)
@@ -119,14 +123,14 @@ NON_TERMINAL_WORDS: frozenset[str] = frozenset(
     "al e.g i.e etc fig figs eq eqs ref refs vs cf approx ca no nos vol pp p dr mr ms prof st sp spp resp "
     "incl suppl dept univ jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_CANDIDATE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
+_CANDIDATE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9" + GREEK_LOWER + r"])|\n\s*\n")
 
 
 def _spans_at_blank_lines(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` as ``(start, end)`` character offsets (end exclusive, stripped).
 
     A sentence ends at ``.``, ``!`` or ``?`` (optionally followed by quotes or brackets) before white space
-    and an upper-case letter, digit or opening bracket, and at a blank line; not after the words of
+    and an upper-case letter, digit, opening bracket or lower-case Greek letter, and at a blank line; not after the words of
     :data:`NON_TERMINAL_WORDS` (``et al.``, ``Fig.``, ``e.g.``) nor after a single-letter initial (``J.``).
     Rule-based and deterministic, ~1 MB/s.
     """

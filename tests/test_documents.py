@@ -257,6 +257,11 @@ def test_object_store_and_filename_rules(tmp_path):
 
 NOTE_V1 = b"# Protocol\n\nPulmonary embolism after trauma was treated with heparin in the first protocol. " * 3
 NOTE_V2 = b"# Protocol\n\nVenous thrombosis after trauma is now prevented with compression devices. " * 3
+#: A longer note and its revision in one sentence (the same source when the file name is the same, issue 34.1).
+REPORT_V1 = ("# Ward report\n\n" + " ".join(
+    f"Patient {i} on ward {i % 4} received heparin on day {i} after surgery and was discharged." for i in range(30))
+             ).encode()
+REPORT_V2 = REPORT_V1.replace(b"Patient 7 on ward 3 received heparin", b"Patient 7 on ward 3 received compression")
 
 
 def _vector_ids(ws, doc_id):
@@ -266,8 +271,8 @@ def _vector_ids(ws, doc_id):
 def test_new_version_of_a_source_replaces_the_old_one_and_as_new_keeps_both(ws):
     before = snapshot(ws)
     repo = ws.documents
-    old = repo.add_bytes(NOTE_V1, "protocol.md")
-    new = repo.add_bytes(NOTE_V2, "protocol.md")
+    old = repo.add_bytes(REPORT_V1, "protocol.md")
+    new = repo.add_bytes(REPORT_V2, "protocol.md")  # same name, one sentence changed: the same source
     assert old.id != new.id and new.status == "complete"
     assert repo.detail(old.id).status == "superseded"  # kept as history ...
     assert ws.store.article_passages(old.id).empty and _vector_ids(ws, old.id) == []  # ... never cited
@@ -275,9 +280,10 @@ def test_new_version_of_a_source_replaces_the_old_one_and_as_new_keeps_both(ws):
     assert old.id not in set(repo.list()["id"]) and old.id in set(repo.list(status="superseded")["id"])
     versions = repo.versions(new.id)
     assert versions["id"].tolist() == [new.id, old.id] and versions["superseded_by"].tolist() == ["", new.id]
-    hits = ws.retrieve("How was pulmonary embolism after trauma treated with heparin?", source="uploaded")
+    assert versions["same"].tolist() == ["", "file name + content"]
+    hits = ws.retrieve("Which patient on ward 3 received heparin after surgery?", source="uploaded")
     assert hits.passages and all(p.article_id != old.id for p in hits.passages)
-    kept = repo.add_bytes(NOTE_V1 + b" Appendix.", "protocol.md", as_new=True)
+    kept = repo.add_bytes(REPORT_V2 + b" Appendix.", "protocol.md", as_new=True)
     assert repo.detail(new.id).status == "complete" and repo.detail(kept.id).status == "complete"
     assert repo.drop_history() == 1
     for doc_id in (new.id, kept.id):
@@ -401,6 +407,82 @@ def test_status_is_honest_about_lost_pages_and_empty_documents(ws):
     assert empty.status == "error" and "yields no passages" in empty.error
     for doc_id in (report.id, empty.id):
         ws.documents.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_same_file_name_is_the_same_source_only_with_similar_content(ws, tmp_path):
+    before = snapshot(ws)
+    repo = ws.documents
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "a" / "report.md").write_bytes(REPORT_V1)
+    (tmp_path / "b" / "report.md").write_bytes(REPORT_V2)  # revised in one sentence, another folder
+    (tmp_path / "c" / "report.md").write_bytes(NOTE_V2)  # an unrelated note that merely shares the name
+    first = repo.add_file(tmp_path / "a" / "report.md")
+    second = repo.add_file(tmp_path / "b" / "report.md")
+    assert repo.detail(first.id).status == "superseded" and repo.detail(second.id).status == "complete"
+    assert repo.versions(second.id)["same"].tolist() == ["", "file name + content"]
+    unrelated = repo.add_file(tmp_path / "c" / "report.md")
+    assert repo.detail(unrelated.id).status == "complete" and repo.detail(second.id).status == "complete"
+    (tmp_path / "c" / "report.md").write_bytes(NOTE_V1)  # the same path, edited in place: the path decides
+    edited = repo.add_file(tmp_path / "c" / "report.md")
+    assert repo.detail(unrelated.id).status == "superseded"
+    assert repo.versions(edited.id)["same"].tolist() == ["", "path"]
+    assert repo.drop_history() == 2
+    for doc_id in (second.id, edited.id):
+        repo.delete(doc_id)
+    assert snapshot(ws) == before
+
+
+def test_entities_are_counted_one_way_in_the_report_and_the_listing(ws):
+    from engram_kit.ingestion.documents import ENTITIES_DEFINITION
+
+    row = ws.documents.list().set_index("id").loc[ws.report.id]
+    links = ws.store.nounphrase_links(ws.store.article_mentions([ws.report.id])["nounphrase_id"].unique().tolist())
+    assert row["entities"] == ws.report.entities == links["entity_id"].nunique() > 10
+    assert row["noun_phrases"] > row["entities"]  # the count the listing used to show as "entities"
+    assert f"linked to {ws.report.entities} graph entities" in str(ws.report)
+    assert "knowledge-graph entities" in ENTITIES_DEFINITION
+
+
+def _linked(ws, doc_id, level="Passage"):
+    mentions = ws.store.article_mentions([doc_id])
+    mentions = mentions[mentions["level"] == level]
+    links = ws.store.nounphrase_links(mentions["nounphrase_id"].unique().tolist())
+    return set(links["entity_name"].str.lower()) if not links.empty else set()
+
+
+def test_text_that_used_to_come_to_nothing_is_linked_and_lost_glyphs_are_reported(ws):
+    import pymupdf
+
+    before = snapshot(ws)
+    repo = ws.documents
+    sentence = ("Fluoxetine was compared with placebo in idiopathic pulmonary fibrosis, and IL6 levels were measured "
+                "in every patient before and after twelve weeks. ")
+    # a PDF in one font and size: no heading, so its text is body text and is linked (it was front matter)
+    bare = pymupdf.open()
+    bare.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), sentence * 12, fontsize=10, fontname="helv")
+    flat = repo.add_bytes(bare.tobytes(), "flat.pdf")
+    assert {"fluoxetine", "idiopathic pulmonary fibrosis", "il6"} <= _linked(ws, flat.id)
+    # ligature characters in Markdown link like the letters they stand for
+    note = repo.add_bytes(("# Notes\n\n" + sentence.replace("fi", "\ufb01").replace("fl", "\ufb02") * 3).encode(),
+                          "ligatures.md")
+    assert {"fluoxetine", "idiopathic pulmonary fibrosis"} <= _linked(ws, note.id)
+    # a glyph the font cannot encode: reported, shown as U+FFFD, never linked through
+    lost = pymupdf.open()
+    page = lost.new_page()
+    page.insert_text((72, 60), "Cytokines In Fibrosis", fontsize=16, fontname="hebo")
+    page.insert_text((72, 90), "Levels of IL\u22606 and \u03b2-amyloid rose.", fontsize=10, fontname="helv")
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 700), sentence.replace("IL6", "cytokine") * 8, fontsize=10,
+                        fontname="helv")
+    gap = repo.add_bytes(lost.tobytes(), "lost-glyph.pdf")
+    assert gap.status == "complete_with_warnings"
+    assert "2 characters could not be read" in str(repo.detail(gap.id))
+    assert "il6" not in _linked(ws, gap.id)
+    assert "IL\ufffd6" in " ".join(ws.store.article_passages(gap.id)["text"])
+    for doc_id in (flat.id, note.id, gap.id):
+        repo.delete(doc_id)
     assert snapshot(ws) == before
 
 

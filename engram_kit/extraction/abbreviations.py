@@ -6,6 +6,12 @@ identifying abbreviation definitions in biomedical text", PSB 2003) on a blank E
 changed nothing on the 6,107 shared abstracts and cost a fifth of the time), so no model is needed or
 downloaded. The detector reports the definition and every later occurrence of each short form in the same text
 (whole tokens, same case). A text without a parenthesis defines nothing and is not parsed (one in ten abstracts).
+
+The detector's long form can stop short: it matches the short form's letters right to left *inside* words, so
+the second "M" of "MM" matches the inner "m" of "myeloma" and "Multiple myeloma (MM)" gives "myeloma" (a known
+scispaCy behaviour). :func:`extend_long_form` then widens the long form to the whole phrase before the
+parenthesis when the phrase's word initials spell the short form (Schwartz & Hearst's first-letter rule at word
+starts, function words such as "of" optional), so "MM" and "Multiple myeloma" link together.
 """
 
 from __future__ import annotations
@@ -51,6 +57,60 @@ def _may_define(text: str) -> bool:
     """Whether ``text`` can hold a definition: Schwartz & Hearst only reads "long form (short form)" and "short
     form (long form)", so a text without "(" and ")" defines nothing and its short forms are not abbreviations."""
     return "(" in text and ")" in text
+
+
+#: Words a long form may hold without a letter in the short form ("Ministry of Health (MOH)" spells M-H with "of").
+FUNCTION_WORDS: frozenset[str] = frozenset("of and the in for to with on by from at or a an".split())
+#: Words of the phrase before "(" looked at for the initials (the short form's letters + this many spare words).
+_SPARE_WORDS = 3
+_PHRASE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def initials_start(text: str, end: int, short: str) -> int | None:
+    """Start offset of the shortest phrase ending at ``end`` whose word initials spell ``short``, else None.
+
+    The short form's letters and digits (case-insensitive; "T2DM" -> ``t 2 d m``) are matched right to left
+    against the first character of each word before ``end`` (words split at white space and hyphens, so
+    "non-small cell lung cancer" gives n s c l c); a word of :data:`FUNCTION_WORDS` may be skipped. The first
+    word of the phrase must give the short form's first letter. Schwartz & Hearst (PSB 2003) require the first
+    letter at a word start; requiring *every* letter at a word start is what makes widening safe.
+
+    Examples
+    --------
+    >>> text = "Multiple myeloma (MM)"
+    >>> text[initials_start(text, 16, "MM"):16]
+    'Multiple myeloma'
+    """
+    letters = [c.lower() for c in short if c.isalnum()]
+    if len(letters) < 2:
+        return None
+    window = text[max(0, end - 40 * (len(letters) + _SPARE_WORDS)):end]
+    offset = end - len(window)
+    words = list(_PHRASE_WORD.finditer(window))[-(len(letters) + _SPARE_WORDS):]
+    need = len(letters) - 1
+    for word in reversed(words):
+        token = word.group(0)
+        if token[0].lower() == letters[need]:
+            need -= 1
+            if need < 0:
+                return offset + word.start()
+        elif token.lower() not in FUNCTION_WORDS:
+            return None
+    return None
+
+
+def extend_long_form(text: str, found: list[Abbreviation]) -> list[Abbreviation]:
+    """``found`` with each long form that stops inside its phrase widened to the whole phrase (see the module
+    docstring): only a long form written just before the parenthesis of its short form ("long (SF)") is
+    widened, and only when the widened phrase's initials spell the short form."""
+    out: list[Abbreviation] = []
+    for a in found:
+        if a.long_start >= 0 and re.match(r"\s*\(", text[a.long_end:a.long_end + 3]):
+            start = initials_start(text, a.long_end, a.short)
+            if start is not None and start < a.long_start:
+                a = replace(a, long_form=text[start:a.long_end], long_start=start)
+        out.append(a)
+    return out
 
 
 def _map_back(found: list[Abbreviation], old_of: list[int] | None) -> list[Abbreviation]:
@@ -120,7 +180,7 @@ class AbbreviationFinder:
         spaced, old_of = _unglue(text)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            return _map_back(self._collect(self._nlp(spaced)), old_of)
+            return extend_long_form(text, _map_back(self._collect(self._nlp(spaced)), old_of))
 
     def find_many(self, texts: Iterable[str], *, batch_size: int = 64) -> Iterator[list[Abbreviation]]:
         """Like :meth:`find` for many texts via ``nlp.pipe`` (one list per text, in order)."""
@@ -132,6 +192,6 @@ class AbbreviationFinder:
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
             docs = self._nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)
             for i, doc, (_, old_of) in zip(parsed, docs, prepared):
-                found[i] = _map_back(self._collect(doc), old_of)
+                found[i] = extend_long_form(texts[i], _map_back(self._collect(doc), old_of))
         for i in range(len(texts)):
             yield found.get(i, [])

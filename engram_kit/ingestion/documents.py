@@ -60,6 +60,7 @@ from engram_kit.ingestion.chunking import (
 )
 from engram_kit.ingestion.pdf import MAX_PDF_BYTES, MAX_PDF_PAGES, NON_RETRIEVABLE_KINDS, canonical_section, parse_pdf
 from engram_kit.ingestion.pipeline import MentionLinker
+from engram_kit.ingestion.repair import LOST_GLYPH, expand_ligatures
 from engram_kit.ingestion.summaries import DOCUMENT_SUMMARY_SENTENCES, ExtractiveSummarizer, Summarizer
 from engram_kit.ingestion.web import fetch_url, parse_html
 from engram_kit.records import COMPLETE_STATUSES, ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
@@ -82,7 +83,12 @@ BACK_MATTER_KINDS: frozenset[str] = frozenset({
     "abbreviations", "data_availability", "supplementary"})
 #: Columns of :meth:`DocumentRepository.list`.
 LISTING_COLUMNS: tuple[str, ...] = ("id", "title", "authors", "year", "status", "passages", "entities", "seconds",
-                                    "filename", "kind", "pages", "added", "error")
+                                    "filename", "kind", "pages", "added", "error", "noun_phrases")
+#: What "entities" counts wherever a document's entities are counted (the ingest report, ``engram docs``, the
+#: listing): distinct knowledge-graph nodes that the document's noun phrases link to (MAPS_TO). The distinct
+#: noun phrases it mentions, linked or not, are ``noun_phrases`` (the listing once showed those as "entities":
+#: 29 beside the report's 17 for one PDF, issue 34).
+ENTITIES_DEFINITION = "distinct knowledge-graph entities the document's noun phrases link to (MAPS_TO)"
 
 
 #: Section kinds whose prose passages are ``back_matter`` (declarations, not content).
@@ -105,7 +111,8 @@ def reads_as_reference_list(text: str) -> bool:
     The text must split into at least :data:`REFERENCE_LIST_MIN_ENTRIES` numbered entries ("1. ", "[1] ")
     covering 90% of its characters, and at least :data:`REFERENCE_LIST_MIN_SHARE` of the entries must hold a
     year and a bibliographic mark (volume:pages, ";volume", DOI, PMID or "et al"). Used only for a document
-    whose whole text is front matter (no heading was found), where a reference list set in one font cannot be
+    whose whole text is front matter or sections of no known kind (no heading was found: the PDF's one
+    :data:`~engram_kit.ingestion.pdf.BODY_TEXT` section), where a reference list set in one font cannot be
     told from body text by layout (issue 21: such a PDF must end ``error``, never ``complete``).
     """
     starts = [m.start() for m in _ENTRY_START.finditer(text)]
@@ -116,6 +123,30 @@ def reads_as_reference_list(text: str) -> bool:
         return False
     bibliographic = sum(1 for e in entries if _YEAR.search(e) and _BIBLIOGRAPHIC.search(e))
     return bibliographic >= REFERENCE_LIST_MIN_SHARE * len(entries)
+
+
+def linked_entity_counts(store: GraphStore, mentions: pd.DataFrame) -> dict[str, int]:
+    """Entities per article by :data:`ENTITIES_DEFINITION`: ``mentions`` is
+    :meth:`~engram_kit.store.base.GraphStore.article_mentions` (``article_id, nounphrase_id, ...``); returns
+    article id -> number of distinct entities its noun phrases link to (articles without links are absent)."""
+    if mentions.empty:
+        return {}
+    links = store.nounphrase_links(mentions["nounphrase_id"].unique().tolist())
+    if links.empty:
+        return {}
+    pairs = mentions[["article_id", "nounphrase_id"]].drop_duplicates().merge(
+        links[["nounphrase_id", "entity_id"]], on="nounphrase_id")
+    return {str(k): int(v) for k, v in pairs.groupby("article_id")["entity_id"].nunique().items()}
+
+
+def clear_of_lost_glyphs(text: str, mentions: list[Any]) -> list[Any]:
+    """``mentions`` (objects with ``start``/``end`` offsets into ``text``) without those that hold or touch
+    :data:`~engram_kit.ingestion.repair.LOST_GLYPH` (the character before or after the span included): a word
+    with a glyph the font could not encode ("IL\ufffd6", "\ufffd-amyloid") is never linked through the gap."""
+    if LOST_GLYPH not in text:
+        return mentions
+    return [m for m in mentions if LOST_GLYPH not in text[max(0, m.start - 1):m.end + 1]
+            and not text[max(0, m.start - 2):m.start] == LOST_GLYPH + "-"]
 
 
 def passage_kind(section: ParsedSection) -> str:
@@ -238,13 +269,86 @@ def check_filename(filename: str) -> str:
 
 
 def source_key(*, source_url: str = "", path: str | Path | None = None, filename: str = "") -> str:
-    """What makes two uploads *the same source* (so a new version replaces the old one): the URL, else the
-    absolute path of a local file, else the bare file name of uploaded bytes."""
+    """Where an upload came from: the URL (fragment dropped), else the absolute path of a local file, else the
+    bare file name of uploaded bytes. One of the keys of :func:`same_source`."""
     if source_url:
         return "url:" + source_url.split("#")[0]
     if path is not None:
         return "path:" + str(Path(path).resolve())
     return "name:" + filename
+
+
+# --- versions: which uploads are "the same source" ---------------------------------------------------------
+#: Words per shingle of the content fingerprint (3: short notes still have enough shingles to compare).
+SHINGLE_WORDS = 3
+#: Shingle hashes kept per fingerprint: the bottom-k sketch (Broder 1997; Cohen & Kaplan 2007), exact Jaccard
+#: for texts of fewer shingles (a 3-page note), an estimate with standard error ~0.03 above.
+FINGERPRINT_SIZE = 256
+#: Least Jaccard similarity of two fingerprints for two uploads *with the same file name* to be one source: a
+#: paper revised in a sentence or a section stays far above it (0.97 for one sentence of 40 changed), an
+#: unrelated paper that shares only the name is near 0.
+SAME_SOURCE_SIMILARITY = 0.5
+#: DOI read with at least this confidence identifies a source (0.85: printed on page 1; 0.5: a reference's DOI).
+DOI_CONFIDENCE = 0.8
+
+
+def content_fingerprint(text: str) -> list[int]:
+    """Bottom-k sketch of ``text``: the :data:`FINGERPRINT_SIZE` smallest 64-bit hashes (BLAKE2b) of its
+    lower-cased word :data:`SHINGLE_WORDS`-grams, sorted. Layout, case and punctuation do not change it; an
+    edited sentence changes only the shingles it covers. Empty text gives ``[]``."""
+    words = re.findall(r"\w+", text.lower())
+    grams = {" ".join(words[i:i + SHINGLE_WORDS]) for i in range(max(1, len(words) - SHINGLE_WORDS + 1))} \
+        if words else set()
+    hashes = {int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "big") >> 1 for g in grams}
+    return sorted(hashes)[:FINGERPRINT_SIZE]
+
+
+def fingerprint_similarity(a: list[int], b: list[int]) -> float:
+    """Jaccard similarity of two texts estimated from their :func:`content_fingerprint` sketches, in [0, 1]:
+    the share of the ``k`` smallest hashes of the union that both sketches hold (0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    k = min(FINGERPRINT_SIZE, len(set(a) | set(b)))
+    union = sorted(set(a) | set(b))[:k]
+    both = set(a) & set(b)
+    return sum(1 for h in union if h in both) / len(union)
+
+
+def _doi_of(info: dict[str, Any]) -> str:
+    doi = (info.get("metadata") or {}).get("doi") or {}
+    return str(doi.get("value") or "").lower() if float(doi.get("confidence") or 0) >= DOI_CONFIDENCE else ""
+
+
+def same_source(new: dict[str, Any], old: dict[str, Any]) -> str:
+    """Why two document records are versions of one source, or ``""`` when they are not. The keys, in order:
+
+    1. **URL** -- both fetched from URLs: the same URL (fragment ignored) is one source, two URLs are two.
+    2. **DOI** -- both carry a DOI read with confidence >= :data:`DOI_CONFIDENCE`: equal DOIs are one source
+       (whatever the file names), different DOIs two.
+    3. **path** -- the same absolute path of a local file (a file edited in place).
+    4. **file name + content** -- the same bare file name and content fingerprints with Jaccard similarity >=
+       :data:`SAME_SOURCE_SIMILARITY` (:func:`fingerprint_similarity`): a revised copy from another folder or
+       uploaded as bytes. A paper that merely shares a file name ("paper.pdf", "main.pdf") is another source,
+       and so is a record without a fingerprint (made before fingerprints: never superseded by name alone).
+
+    Returns
+    -------
+    str
+        ``"URL"``, ``"DOI"``, ``"path"``, ``"file name + content"`` or ``""``.
+    """
+    new_url, old_url = str(new.get("source_url") or ""), str(old.get("source_url") or "")
+    if new_url and old_url:
+        return "URL" if new_url.split("#")[0] == old_url.split("#")[0] else ""
+    new_doi, old_doi = _doi_of(new), _doi_of(old)
+    if new_doi and old_doi:
+        return "DOI" if new_doi == old_doi else ""
+    new_source, old_source = str(new.get("source") or ""), str(old.get("source") or "")
+    if new_source.startswith("path:") and new_source == old_source:
+        return "path"
+    if new.get("filename") and new.get("filename") == old.get("filename") and \
+            fingerprint_similarity(new.get("fingerprint") or [], old.get("fingerprint") or []) >= SAME_SOURCE_SIMILARITY:
+        return "file name + content"
+    return ""
 
 
 def kind_of(filename: str) -> str:
@@ -263,7 +367,8 @@ def kind_of(filename: str) -> str:
 
 
 def parse_plain_text(data: bytes, *, filename: str = "document.txt") -> ParsedDocument:
-    """A UTF-8 text or Markdown file as a document; ``#`` headings start sections.
+    """A UTF-8 text or Markdown file as a document; ``#`` headings start sections. Ligature characters are
+    written as letters (:func:`~engram_kit.ingestion.repair.expand_ligatures`, as on every text path).
 
     Raises
     ------
@@ -271,7 +376,7 @@ def parse_plain_text(data: bytes, *, filename: str = "document.txt") -> ParsedDo
         If the bytes are empty or not UTF-8 (the message gives the first bad byte and its position).
     """
     try:
-        text = data.decode("utf-8-sig")
+        text = expand_ligatures(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise DataError(f"{filename} is not UTF-8 text (byte {data[exc.start]:#04x} at position {exc.start}); "
                         f"re-encode it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`).") from exc
@@ -403,8 +508,8 @@ class DocumentReport:
             return f"{self.filename}: error: {self.error}"
         dup = " (already ingested)" if self.duplicate else ""
         return (f"{self.filename}: {self.id} {self.status}{dup}: {self.pages} pages, {self.sections} sections, "
-                f"{self.passages} passages, {self.mentions} mentions ({self.linked_mentions} linked, {self.entities} "
-                f"entities) in {self.seconds:.1f} s")
+                f"{self.passages} passages, {self.mentions} mentions ({self.linked_mentions} linked to {self.entities} "
+                f"graph entities) in {self.seconds:.1f} s")
 
 
 @dataclass
@@ -567,7 +672,7 @@ class DocumentPipeline:
                                                 same_document=True)
         found: list[list] = [[] for _ in texts]
         for i, mentions in zip(wanted, extracted):
-            found[i] = mentions
+            found[i] = clear_of_lost_glyphs(texts[i], mentions)
         # table passages: only whole cells that are official gene symbols (in a gene column) or full
         # Disease/Compound names are linked (engram_kit.extraction.tables); never atom labels or codes
         for i, passage in enumerate(batch.passages):
@@ -593,7 +698,7 @@ class DocumentPipeline:
         batch = batch.deduplicated()
         entity_ids = sorted({m.entity_id for m in batch.maps_to})
         stats["nounphrases"] = len(batch.nounphrases)
-        stats["entities"] = len(entity_ids)
+        stats["entities"] = len(entity_ids)  # ENTITIES_DEFINITION, as the listing counts them
         timings["link"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -648,7 +753,8 @@ class DocumentRepository:
     # --- adding ------------------------------------------------------------------------------------------
     def add_file(self, path: str | Path, *, raise_on_error: bool = True, as_new: bool = False) -> DocumentReport:
         """Add a local ``.pdf``, ``.html``/``.htm`` or ``.txt``/``.md`` file (see :meth:`add_bytes`); the same
-        path added again with new content replaces the old version unless ``as_new``.
+        path added again with new content replaces the old version unless ``as_new``, and so does a file of the
+        same name and similar content from another folder (:func:`same_source`).
 
         Raises
         ------
@@ -679,8 +785,8 @@ class DocumentRepository:
                   raise_on_error: bool = True, source: str = "", as_new: bool = False) -> DocumentReport:
         """Add a document from its bytes; ``filename`` (a bare name) decides the kind by its extension.
 
-        Versions: when the document completes, earlier current documents of the same source (``source``,
-        default :func:`source_key` of the URL or file name) or with the same DOI become ``superseded``: their
+        Versions: when the document completes, earlier current documents of the same source (:func:`same_source`:
+        the same URL, DOI or path, or the same file name with similar content) become ``superseded``: their
         passages, vectors and mentions are removed (never cited again), their original and record stay as
         history (:meth:`versions`). ``as_new=True`` keeps both as separate documents.
 
@@ -793,20 +899,39 @@ class DocumentRepository:
         return removed
 
     def versions(self, doc_id: str) -> pd.DataFrame:
-        """Every version of the source of ``doc_id``, newest first: ``id, status, added, filename, superseded_by``
-        (the current one has status ``complete``/``complete_with_warnings``; older ones ``superseded``).
+        """Every version of the source of ``doc_id``, newest first: ``id, status, added, filename, superseded_by,
+        same`` (the current one has status ``complete``/``complete_with_warnings``; older ones ``superseded``;
+        ``same``: the key of :func:`same_source` that made it a version, e.g. ``"DOI"``).
 
         Raises
         ------
         DataError
             If no such document exists.
         """
-        source = self._info(doc_id).get("source", "")
-        rows = [{"id": info["id"], "status": info.get("status", ""), "added": info.get("added", ""),
-                 "filename": info.get("filename", ""), "superseded_by": info.get("superseded_by", "")}
-                for info in self._all_infos() if source and info.get("source") == source]
-        return pd.DataFrame(rows, columns=["id", "status", "added", "filename", "superseded_by"]).sort_values(
-            "added", ascending=False).reset_index(drop=True)
+        self._info(doc_id)
+        infos = {info["id"]: info for info in self._all_infos()}
+        linked: dict[str, set[str]] = {}
+        for info in infos.values():  # versions are the documents joined by "superseded_by", either way
+            if info.get("superseded_by") in infos:
+                linked.setdefault(info["id"], set()).add(info["superseded_by"])
+                linked.setdefault(info["superseded_by"], set()).add(info["id"])
+        chain, todo = {doc_id}, [doc_id]
+        while todo:
+            for other in linked.get(todo.pop(), set()) - chain:
+                chain.add(other)
+                todo.append(other)
+        def hops(i: str) -> int:  # steps along "superseded_by" to the current version: the newest first
+            seen = 0
+            while infos[i].get("superseded_by") in chain and seen < len(chain):
+                i, seen = infos[i]["superseded_by"], seen + 1
+            return seen
+
+        rows = [{"id": i, "status": infos[i].get("status", ""), "added": infos[i].get("added", ""),
+                 "filename": infos[i].get("filename", ""), "superseded_by": infos[i].get("superseded_by", ""),
+                 "same": infos[i].get("superseded_because", ""), "_hops": hops(i)} for i in chain if i in infos]
+        frame = pd.DataFrame(rows, columns=["id", "status", "added", "filename", "superseded_by", "same", "_hops"])
+        frame = frame.sort_values(["_hops", "added"], ascending=[True, False], kind="stable")
+        return frame.drop(columns="_hops").reset_index(drop=True)
 
     def drop_history(self) -> int:
         """Delete superseded versions for good (originals, records, Article nodes); returns how many."""
@@ -819,19 +944,15 @@ class DocumentRepository:
         return [self.objects.get_json(k) for k in self.objects.keys("sha256") if k.endswith("/document.json")]
 
     def _supersede_previous(self, info: dict[str, Any]) -> list[str]:
-        """Make earlier current versions of ``info``'s source (same source key, or same DOI read with
-        confidence >= 0.8) ``superseded``: content, vectors and mentions removed, record and original kept."""
+        """Make earlier current versions of ``info``'s source (:func:`same_source`: URL, DOI, path, or file name
+        with similar content) ``superseded``: content, vectors and mentions removed, record and original kept."""
         doc_id = info["id"]
-        doi = ((info.get("metadata") or {}).get("doi") or {})
-        doi_value = str(doi.get("value") or "").lower() if float(doi.get("confidence") or 0) >= 0.8 else ""
         replaced = []
         for other in self._all_infos():
             if other["id"] == doc_id or other.get("status") not in COMPLETE_STATUSES or other.get("as_new"):
                 continue
-            other_doi = ((other.get("metadata") or {}).get("doi") or {})
-            same_doi = bool(doi_value) and str(other_doi.get("value") or "").lower() == doi_value \
-                and float(other_doi.get("confidence") or 0) >= 0.8
-            if not (info.get("source") and other.get("source") == info.get("source")) and not same_doi:
+            why = same_source(info, other)
+            if not why:
                 continue
             mentioned = self.store.article_mentions([other["id"]])["nounphrase_id"].unique().tolist()
             entities = self.store.nounphrase_links(mentioned)["entity_id"].unique().tolist() if mentioned else []
@@ -839,10 +960,10 @@ class DocumentRepository:
             self._write_stub(other["id"], other.get("filename", ""), other["content_hash"], "superseded")
             if entities or mentioned:
                 AliasHubBuilder(self.store).update(entities, extra_nounphrases=mentioned)
-            other.update(status="superseded", superseded_by=doc_id)
+            other.update(status="superseded", superseded_by=doc_id, superseded_because=why)
             self._save_info(other["content_hash"], other)
             replaced.append(other["id"])
-            log.info("%s supersedes %s (same %s)", doc_id, other["id"], "DOI" if same_doi else "source")
+            log.info("%s supersedes %s (same %s)", doc_id, other["id"], why)
         if replaced:
             info["replaces"] = sorted(set(info.get("replaces", [])) | set(replaced))
             self._save_info(info["content_hash"], info)
@@ -880,13 +1001,15 @@ class DocumentRepository:
         if articles.empty:
             return pd.DataFrame(columns=list(LISTING_COLUMNS))
         mentions = self.store.article_mentions(articles["id"].tolist())
-        entities = mentions.groupby("article_id")["nounphrase_id"].nunique()
+        nounphrases = mentions.groupby("article_id")["nounphrase_id"].nunique()
+        entities = linked_entity_counts(self.store, mentions)
         rows = []
         for row in articles.itertuples():
             key = self._info_key(row.content_hash) if row.content_hash else ""
             info = self.objects.get_json(key) if key and self.objects.exists(key) else {}
             rows.append({"id": row.id, "title": row.title, "authors": row.authors, "year": row.year,
                          "status": row.status, "passages": int(row.passages), "entities": int(entities.get(row.id, 0)),
+                         "noun_phrases": int(nounphrases.get(row.id, 0)),
                          "seconds": info.get("seconds"), "filename": info.get("filename", ""),
                          "kind": info.get("kind", ""), "pages": info.get("pages"), "added": info.get("added", ""),
                          "error": row.error or ""})
@@ -973,7 +1096,7 @@ class DocumentRepository:
             parsed = self._parse(info)
             parse_seconds = time.perf_counter() - t0
             retrievable = [x for x in parsed.sections if x.retrievable]
-            if retrievable and all(x.kind == "front_matter" for x in retrievable) \
+            if retrievable and all(x.kind in ("front_matter", "") for x in retrievable) \
                     and reads_as_reference_list(" ".join(x.text for x in retrievable)):
                 raise DataError(f"{filename} yields no passages: its text is only a numbered reference list "
                                 f"({sum(len(x.text) for x in retrievable)} characters, no heading or body text); "
@@ -1004,6 +1127,7 @@ class DocumentRepository:
                 raise IngestionError(f"{filename} ({doc_id}) was not ingested: {message}") from exc
             return self._report(info)
         kinds = Counter(p.kind for p in processed.batch.passages)
+        info.update(fingerprint=content_fingerprint("\n".join(x.text for x in parsed.sections)))
         info.update(status=status, error="", pages=parsed.pages, metadata=parsed.metadata.to_dict(),
                     summary=processed.summary, stats={**processed.stats, "tables": kinds.get("table", 0),
                                                       "captions": kinds.get("caption", 0)},

@@ -54,7 +54,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engram_kit.errors import DataError
 from engram_kit.files import too_large_message
@@ -72,6 +72,8 @@ from engram_kit.ingestion.repair import (
     font_family,
     join_hyphenated,
     map_font_text,
+    LOST_GLYPH,
+    mark_lost_placeholders,
     render_superscript,
 )
 
@@ -98,6 +100,8 @@ _NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "del
                              "das", "ter", "ten", "bin", "al", "el", "y", "e"})
 #: Title of the section holding the text before the first heading.
 FRONT_MATTER = "Front matter"
+#: Title of the one section of a PDF in which no heading was recognised (body text, entity-linked).
+BODY_TEXT = "Text"
 
 #: Canonical section names and their journal variants (lower case, numbering and punctuation removed).
 MAIN_SECTIONS: dict[str, tuple[str, ...]] = {
@@ -395,6 +399,9 @@ def _line_text(raw: _RawLine, ligatures: LigatureRepair) -> tuple[str, float, st
         parts.append(text)
     text = " ".join(unicodedata.normalize("NFKC", "".join(parts)).split())
     text = re.sub(r"\s+([,;.:)])", r"\1", text) if markers else text
+    text, placeholders = mark_lost_placeholders(text)  # "IL·6": a glyph the font could not encode (issue 31)
+    if placeholders:
+        lost[font_family(main_font)] += placeholders
     bold = all(_is_bold(s["font"], s["flags"]) for s in spans if s["text"].strip())
     return text, float(main["size"]), main["font"], bold, lost, markers
 
@@ -532,9 +539,8 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
         lines, n_rotated = _raw_lines(page, index + 1)
         rotated += n_rotated
         raw_pages.append(lines)
-        for line in lines:
-            for span in line.spans:
-                ligatures.observe(span["text"], span["font"])
+        for line in lines:  # words read across spans: a ligature glyph may sit in a span of its own font
+            ligatures.observe_line((span["text"], span["font"]) for span in line.spans)
     ligatures.fit()
     pages: list[list[Line]] = []
     lost_by_page: Counter[int] = Counter()
@@ -573,7 +579,8 @@ def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
             fonts = ", ".join(f"{font} {n}" for font, n in lost_by_font.most_common())
             symbol = any(re.search(r"symbol|math|cmsy|cmmi|greek", f, re.I) for f in lost_by_font)
             problems.append(f"{sum(lost_by_page.values())} characters could not be read (glyphs without Unicode, "
-                            f"often Greek letters or symbols of a symbol font) and were removed: {where}; "
+                            f"often Greek letters or symbols of a symbol font) and were removed, or shown as "
+                            f"{LOST_GLYPH!r} inside a word (never linked through): {where}; "
                             f"fonts: {fonts}" + ("; Greek letters or math symbols are likely lost" if symbol else ""))
     scratch.clear()
     return PageContent(pages, tables, warnings, problems, ligatures.repaired, markers)
@@ -1200,6 +1207,11 @@ def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = M
     if content.markers_removed:
         warnings.append(f"separated {content.markers_removed} superscript citation/affiliation markers from words")
     if not headings:
-        warnings.append("no section headings recognised; the whole text is one section")
+        # No heading: the text before the first heading is the whole article, not a title block. As front matter
+        # it would never be entity-linked (a paper naming the question's gene scored 0 on the graph, issue 31),
+        # so it becomes one body-text section; the title and author lines are already kept out (metadata).
+        sections = [replace(s, title=BODY_TEXT, kind="") if s.kind == "front_matter" else s for s in sections]
+        warnings.append(f"no section headings recognised; the whole text is one section ({BODY_TEXT!r}, linked as "
+                        "body text)")
     log.info("parsed %s: %d pages, %d sections, %d tables", filename, n_pages, len(sections), len(content.tables))
     return ParsedDocument("pdf", metadata, sections, n_pages, warnings, problems)

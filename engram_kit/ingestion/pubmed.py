@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram_kit.errors import DataError, UnknownFileTypeError
+from engram_kit.ingestion.repair import expand_ligatures
 
 _YEAR = re.compile(r"(1[89]\d\d|20\d\d)")
 
@@ -52,7 +53,8 @@ class PubMedRecord:
 
     def __post_init__(self) -> None:
         """Typed validation, so the API refuses what the file readers refuse (``pmid="abc"``, an empty or
-        non-string abstract, oversized text)."""
+        non-string abstract, oversized text); ligature characters of the title and abstract are written as
+        letters (:func:`~engram_kit.ingestion.repair.expand_ligatures`)."""
         where = f"record {self.pmid!r}"
         if not isinstance(self.pmid, str) or not self.pmid.isdigit() or self.pmid.startswith("0"):
             raise DataError(f"{where}: PMID must be a positive integer written as digits (e.g. '31452104'); "
@@ -64,6 +66,9 @@ class PubMedRecord:
             if len(value) > limit:
                 raise DataError(f"{where}: '{name}' has {len(value):,} characters, more than the {limit:,} "
                                 "allowed; this is not one PubMed record (split or fix it).")
+        # ligature characters ("ﬁbrosis") as letters, the map every text path applies (repair.expand_ligatures)
+        object.__setattr__(self, "title", expand_ligatures(self.title))
+        object.__setattr__(self, "abstract", expand_ligatures(self.abstract))
         if not self.abstract.strip():
             raise DataError(f"{where}: the abstract is empty; there is nothing to retrieve. Remove the record.")
         if self.year is not None and not isinstance(self.year, int):
@@ -327,6 +332,24 @@ def _xml_record(elem: object, path: Path) -> PubMedRecord | None:
 
 
 _MEDLINE_TAG = re.compile(r"^([A-Z]{2,4})\s*-\s?(.*)$")
+#: The line that opens every MEDLINE record ("PMID- 31452104").
+_MEDLINE_PMID = re.compile(r"^PMID\s*-\s*\d+\s*$", re.M)
+#: How much of a file :func:`holds_medline` reads (a MEDLINE export's first record starts on its first line).
+MEDLINE_SNIFF_CHARS = 64 * 1024
+
+
+def holds_medline(path: str | Path) -> bool:
+    """Whether a text file (plain or gzipped) holds a MEDLINE record: a ``PMID- <digits>`` line in its first
+    :data:`MEDLINE_SNIFF_CHARS` characters. ``.txt`` is both PubMed's MEDLINE export and a plain note, so the
+    content decides (``engram ingest`` sends a ``.txt`` without one to the document repository). False for an
+    unreadable or non-UTF-8 file (the document path then reports what is wrong with it)."""
+    try:
+        with _open_text(Path(path)) as fh:
+            head = fh.read(MEDLINE_SNIFF_CHARS)
+    except (OSError, UnicodeDecodeError, EOFError):
+        return False
+    return _MEDLINE_PMID.search(head) is not None
+
 
 
 def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
@@ -335,11 +358,13 @@ def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
     Raises
     ------
     DataError
-        If a record has no ``PMID-`` line, or the text is not UTF-8.
+        If a record has no ``PMID-`` line, the text is not UTF-8, or the file holds text but no MEDLINE tag
+        line at all (a plain note named ``.txt``: it is a document, see :func:`holds_medline`).
     """
     path = Path(path)
     fields: dict[str, list[str]] = {}
     last_tag = ""
+    tagged = prose = False
 
     def flush() -> Iterator[PubMedRecord]:
         if not fields:
@@ -368,7 +393,11 @@ def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
                     fields, last_tag = {}, ""
                     continue
                 match = _MEDLINE_TAG.match(line)
+                if not tagged and not match:
+                    prose = True
+                    continue
                 if match and not line.startswith("      "):
+                    tagged = True
                     last_tag = match.group(1)
                     fields.setdefault(last_tag, []).append(match.group(2).strip())
                 elif last_tag:
@@ -377,6 +406,10 @@ def read_medline(path: str | Path) -> Iterator[PubMedRecord]:
     except UnicodeDecodeError as exc:  # was an uncaught traceback (bad-input probe: a Latin-1 .txt)
         raise DataError(f"{path}: text is not UTF-8 ({exc.reason}); re-encode the file as UTF-8 (e.g. "
                         "`iconv -f latin1 -t utf-8`).") from exc
+    if prose and not tagged:  # a plain note named .txt: nothing would be ingested, say so instead of reading 0
+        raise DataError(f"{path.name} holds no MEDLINE record (no 'PMID- ' line): it reads as plain text. Ingest "
+                        "it as a document: `engram ingest` does so for a .txt without MEDLINE records, and "
+                        "ws.ingest_pdf(path) takes .txt/.md files.")
     yield from flush()
 
 

@@ -25,7 +25,10 @@ line-end hyphenation                   dictionary-aware: joined when the joined 
                                        or digit ("Ac-SDKP", "anti-TNF")
 superscript markers ("plaques12,13")   decided in :mod:`~engram_kit.ingestion.pdf` by font size and   :func:`render_superscript`
                                        baseline; citation/affiliation markers are dropped, exponents
-                                       kept as ``^`` ("10^-5", "m^2")
+                                       kept as ``^`` ("10^-5", "m^2", "mg/m^2")
+ligature characters ("ﬁbrosis")        U+FB00-FB06 expanded to their letters on every text path    :func:`expand_ligatures`
+                                       (PDF, HTML, Markdown/text, PubMed records); other
+                                       compatibility characters ("²", "µ") are left as written
 =====================================  ===========================================================  ==========
 
 The dictionary is the English word-frequency list of ``wordfreq`` (Speer et al., Apache-2.0: Wikipedia,
@@ -72,8 +75,28 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 #: Superscript texts that are citation/affiliation/footnote markers (dropped from the running text).
 _MARKER = re.compile(r"[\d\s,;.\-–—*†‡§¶#a-z]{1,20}")
 _EXPONENT = re.compile(r"[−\-–]?\s*\d+(?:\.\d+)?")
-#: Units after which a superscript 2 or 3 is a power (m^2), not a footnote.
-UNITS: frozenset[str] = frozenset("m cm mm km µm μm nm kg g mg s h ft in m2".split())
+#: Units after which a superscript 2 or 3 is a power (m^2), not a footnote; also as the last factor of a compound
+#: unit ("mg/m", "kg·m", "cells/mm": body-surface-area doses, densities).
+UNITS: frozenset[str] = frozenset("m cm mm km µm μm nm dm kg g mg s h min ft in m2 L l mL ml µL μL".split())
+#: What separates the factors of a compound unit: "/" (per), a middle dot or a dot operator (product).
+_UNIT_SEPARATOR = re.compile(r"[/·⋅∙*]")
+
+
+#: Unicode's Latin ligature characters (Alphabetic Presentation Forms, U+FB00-FB06) and their letters: the
+#: compatibility decompositions of the Unicode Character Database, applied alone so that a text keeps "²", "µ",
+#: "½" as written (a blanket NFKC would turn "mg/m²" into "mg/m2").
+LIGATURE_CHARACTERS: dict[str, str] = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+                                       "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
+_LIGATURE_TABLE = str.maketrans(LIGATURE_CHARACTERS)
+
+
+def expand_ligatures(text: str) -> str:
+    """``text`` with the ligature characters of :data:`LIGATURE_CHARACTERS` written as their letters
+    (``"ﬁbrosis"`` -> ``"fibrosis"``); same text when it holds none. The one ligature map of every text path
+    (PDF lines, HTML, Markdown and text files, PubMed records), so a word links the same way from each."""
+    if text.isascii():
+        return text
+    return text.translate(_LIGATURE_TABLE)
 
 
 @lru_cache(maxsize=200_000)
@@ -87,6 +110,13 @@ def zipf(word: str) -> float:
 def is_known(word: str) -> bool:
     """Whether ``word`` is an English word (Zipf >= :data:`KNOWN_ZIPF`)."""
     return zipf(word) >= KNOWN_ZIPF
+
+
+def known_as_written(word: str) -> bool:
+    """Whether ``word`` is a known English word *as one word*: letters (and apostrophes) only, and
+    :func:`is_known`. wordfreq splits a text at symbols and punctuation and scores the pieces, so
+    "speci¿c" scored 2.1 ("speci" + "c") and counted as evidence *against* repairing "¿" in its font."""
+    return all(c.isalpha() or c in "'’" for c in word) and is_known(word)
 
 
 # --- characters -------------------------------------------------------------------------------------------
@@ -147,6 +177,42 @@ def clean_characters(text: str) -> tuple[str, int]:
     return "".join(out), lost
 
 
+#: Shown in the text where a glyph was lost inside a word (U+FFFD REPLACEMENT CHARACTER): the reader sees that
+#: something is missing, and no mention that touches it is linked (a lost "β" in "IL·6" or "·-amyloid" must not
+#: link "IL6" or "amyloid" through the gap).
+LOST_GLYPH = "\ufffd"
+#: A middle dot that touches a letter or a hyphen: what a PDF producer writes for a character its font cannot
+#: encode (WinAnsi's placeholder; PyMuPDF's own text insertion does the same), e.g. "IL·6", "·-amyloid".
+_PLACEHOLDER_DOT = re.compile(r"(?<=[^\W\d_-])·|·(?=[^\W\d_]|-)|(?<=-)·")
+#: Middle dots that are the character itself: a hydrate ("CuSO4·5H2O"), a unit product ("kg·m", "mg·kg").
+_HYDRATE = re.compile(r"·\d*H2O")
+
+
+def mark_lost_placeholders(text: str) -> tuple[str, int]:
+    """Replace middle dots that stand for a lost glyph by :data:`LOST_GLYPH`; returns ``(text, count)``.
+
+    A ``·`` (U+00B7) glued to a letter or hyphen is a placeholder ("IL·6", "·-amyloid", "TNF·α"), except a
+    hydrate dot (``·5H2O``) and a unit product whose two sides are units of :data:`UNITS` ("kg·m", "mg·kg");
+    a dot between digits (the Lancet's decimal point, "0·05") or between spaces (a separator) is kept.
+    """
+    if "·" not in text:
+        return text, 0
+    out: list[str] = []
+    count = 0
+    last = 0
+    for match in _PLACEHOLDER_DOT.finditer(text):
+        at = match.start()
+        left = re.search(r"([^\W\d_]+)$", text[:at])
+        right = re.match(r"([^\W\d_]+)", text[at + 1:])
+        if _HYDRATE.match(text, at) or (left and right and left.group(1) in UNITS and right.group(1) in UNITS):
+            continue
+        out.append(text[last:at] + LOST_GLYPH)
+        last = at + 1
+        count += 1
+    out.append(text[last:])
+    return "".join(out), count
+
+
 def font_family(font: str) -> str:
     """Font name without the subset prefix (``ABCDEF+``) and suffix: the unit ligature evidence is kept per."""
     return re.sub(r"^[A-Z]{6}\+", "", font).split("+")[0]
@@ -168,6 +234,37 @@ def map_font_text(text: str, font: str) -> str:
 
 
 # --- ligatures --------------------------------------------------------------------------------------------
+#: Supporting words (over the other fonts of a document) a mapping needs before a font without evidence of its own
+#: takes it (:meth:`LigatureRepair.fit`): two, so one odd word never decides for a whole font.
+DOCUMENT_SUPPORT = 2
+
+
+def suspect_words(text: str) -> list[str]:
+    """The words of ``text`` for ligature evidence: runs of letters in which a suspicious non-letter code point
+    (:func:`_suspicious`: a symbol or punctuation outside ASCII, "speci¿c", "e˚ect") counts as a letter, so
+    the word is seen whole; a plain letter pattern would cut "speci¿c" into "speci" and "c" and never see the
+    code point. Apostrophes inside a word are kept ("Alzheimer’s")."""
+    return [text[a:b] for a, b in _suspect_spans(text)]
+
+
+def _suspect_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the words of :func:`suspect_words`."""
+    spans: list[tuple[int, int]] = []
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isalpha() or (start >= 0 and ch in "'’" and text[i + 1:i + 2].isalpha()) or \
+                (not ch.isascii() and not ch.isspace() and _suspicious(ch)):
+            if start < 0:
+                start = i
+            continue
+        if start >= 0:
+            spans.append((start, i))
+            start = -1
+    if start >= 0:
+        spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if any(c.isalpha() for c in text[a:b])]
+
+
 def _suspicious(ch: str) -> bool:
     """A code point a ligature glyph may have been mapped to: a non-ASCII letter or symbol, not a Greek or
     other-script letter used as such."""
@@ -181,10 +278,11 @@ def _suspicious(ch: str) -> bool:
 class LigatureRepair:
     """Learns which code points a font uses for ligature glyphs, from dictionary evidence, and repairs them.
 
-    Usage: :meth:`observe` every ``(text, font)`` span of a document, then :meth:`fit`, then :meth:`apply`
-    to each span. A mapping ``(font family, code point) -> ligature`` is accepted when at least
-    ``min_support`` distinct unknown words become known words with that ligature and no known word of the
-    font contains the code point (a font that sets "García" correctly keeps its "í").
+    Usage: :meth:`observe_line` every line of ``(text, font)`` spans of a document (or :meth:`observe` single
+    spans), then :meth:`fit`, then :meth:`apply` to each span. A mapping ``(font family, code point) -> ligature`` is accepted when at least
+    ``min_support`` distinct unknown words become known words with that ligature and outnumber the known words
+    of the font that contain the code point more than twice (a font that sets "García" correctly keeps its
+    "í"); a font with no evidence either way backs off to the document's (:meth:`fit`).
 
     Attributes
     ----------
@@ -196,24 +294,53 @@ class LigatureRepair:
     mapping: dict[tuple[str, str], str] = field(default_factory=dict)
     repaired: int = 0
     _words: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    _support: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def observe(self, text: str, font: str) -> None:
-        """Record the words of one span that contain a suspicious code point."""
+        """Record the words of one span that contain a suspicious code point (:func:`suspect_words`: a symbol
+        code point inside a word counts as a letter of it, "speci¿c")."""
         if text.isascii():
             return
         family = font_family(font)
-        for word in _WORD.findall(text):
+        for word in suspect_words(text):
             for ch in {c for c in word if _suspicious(c)}:
                 self._words[(family, ch)].add(word)
 
+    def observe_line(self, spans: Iterable[tuple[str, str]]) -> None:
+        """Record the words of one line of ``(text, font)`` spans, each suspicious code point under the font of
+        the span that holds it. Words are read across span boundaries: a ligature glyph drawn from another
+        font than its word ("speci" + "í" + "c", the glyph in a span of its own) is seen inside "speciíc", not
+        as the lone "í" that wordfreq knows as a word (Zipf 2.5) and that counted against the repair."""
+        spans = list(spans)
+        if all(text.isascii() for text, _ in spans):
+            return
+        line = "".join(text for text, _ in spans)
+        fonts: list[str] = []
+        for text, font in spans:
+            fonts.extend([font_family(font)] * len(text))
+        for a, b in _suspect_spans(line):
+            word = line[a:b]
+            for i in range(a, b):
+                if _suspicious(line[i]):
+                    self._words[(fonts[i], line[i])].add(word)
+
     def fit(self) -> dict[tuple[str, str], str]:
-        """Decide the mappings from the observed words; returns :attr:`mapping`."""
+        """Decide the mappings from the observed words; returns :attr:`mapping`.
+
+        Per font first (evidence as in the class docstring). Then a font seen too rarely to decide -- none of
+        its words with the code point becomes a known word with a ligature (a proper name, a word cut at a
+        line end: "Pízer", "signií") and none is a known word as written -- takes the mapping the other fonts
+        of the document agree on for that code point, when at least :data:`DOCUMENT_SUPPORT` words supported
+        it there (one paper's italic or bold subset of the body font kept one "speciíc" where 114 were
+        repaired, issue 34).
+        """
+        undecided: list[tuple[str, str]] = []
         for key, words in self._words.items():
             _, ch = key
-            against = sum(1 for w in words if is_known(w))
+            against = sum(1 for w in words if known_as_written(w))
             support: Counter[str] = Counter()
             for word in words:
-                if is_known(word):
+                if known_as_written(word):
                     continue
                 for ligature in LIGATURES:
                     if is_known(word.replace(ch, ligature)):
@@ -223,6 +350,16 @@ class LigatureRepair:
                 ligature, n = support.most_common(1)[0]
                 if n >= self.min_support and n > 2 * against:
                     self.mapping[key] = ligature
+                    self._support[key] = n
+            elif not against:
+                undecided.append(key)
+        for family, ch in undecided:  # back off to the document's evidence for this code point
+            votes: Counter[str] = Counter()
+            for (other_family, other_ch), ligature in self.mapping.items():
+                if other_ch == ch:
+                    votes[ligature] += self._support.get((other_family, other_ch), 0)
+            if len(votes) == 1 and sum(votes.values()) >= DOCUMENT_SUPPORT:
+                self.mapping[(family, ch)] = next(iter(votes))
         return self.mapping
 
     def apply(self, text: str, font: str) -> str:
@@ -275,13 +412,16 @@ def is_marker(text: str) -> bool:
 def render_superscript(before: str, sup: str) -> str | None:
     """How a superscript reads in running text, given the text ``before`` it on the line.
 
-    Returns ``"^<exponent>"`` for a power (after a digit: ``10^-5``; after a unit: ``m^2``), ``""`` for a
+    Returns ``"^<exponent>"`` for a power (after a digit: ``10^-5``; after a unit: ``m^2``, also the last factor
+    of a compound unit: ``mg/m^2``, ``kg·m^-2``), ``""`` for a
     marker to drop (citation, affiliation, footnote), or None when the superscript is ordinary text (keep).
     """
     stripped = sup.strip()
     word = re.search(r"(\S+)$", before)
     last = word.group(1) if word else ""
-    if _EXPONENT.fullmatch(stripped) and (before[-1:].isdigit() or last in UNITS or last.endswith(")")):
+    unit = _UNIT_SEPARATOR.split(last)[-1] if last else ""
+    if _EXPONENT.fullmatch(stripped) and (before[-1:].isdigit() or last in UNITS or unit in UNITS
+                                          or last.endswith(")")):
         return "^" + stripped.replace(" ", "").replace("−", "-").replace("–", "-")
     if is_marker(stripped):
         return ""

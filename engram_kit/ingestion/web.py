@@ -29,6 +29,7 @@ from engram_kit import __version__
 from engram_kit.errors import DataError, IngestionError
 from engram_kit.ingestion.chunking import DocumentMetadata, MetadataField, ParsedDocument, ParsedSection
 from engram_kit.ingestion.pdf import DOI_PATTERN, NON_RETRIEVABLE_KINDS, canonical_section, split_authors
+from engram_kit.ingestion.repair import expand_ligatures
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,8 @@ def fetch_url(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = MAX_
 
 
 def decode_html(content: bytes, *, charset: str = "", name: str = "the page") -> str:
-    """Decode HTML bytes: the HTTP charset, else a ``<meta charset>``, else strict UTF-8.
+    """Decode HTML bytes: the HTTP charset, else a ``<meta charset>``, else strict UTF-8; ligature characters
+    are written as letters (:func:`~engram_kit.ingestion.repair.expand_ligatures`).
 
     Raises
     ------
@@ -118,8 +120,8 @@ def decode_html(content: bytes, *, charset: str = "", name: str = "the page") ->
         If the page declares no charset and is not valid UTF-8, or declares one Python does not know.
     """
     declared = charset or (re.search(rb"<meta[^>]+charset=[\"']?([\w-]+)", content[:4096], re.I) or [b"", b""])[1].decode()
-    try:
-        return content.decode(declared or "utf-8", errors="strict" if not declared else "replace")
+    try:  # ligature characters ("ﬁ") as letters, like every text path (repair.expand_ligatures)
+        return expand_ligatures(content.decode(declared or "utf-8", errors="strict" if not declared else "replace"))
     except LookupError as exc:
         raise DataError(f"{name} declares the unknown charset {declared!r}; save it as UTF-8 and ingest the file.") from exc
     except UnicodeDecodeError as exc:
