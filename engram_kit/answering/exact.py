@@ -38,7 +38,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,9 +57,10 @@ __all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactRes
 
 #: Scorer features, in the order of the weight vectors.
 FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
-                             "type_mismatch", "graph_fact", "graph_edge")
+                             "type_mismatch", "graph_fact", "graph_edge", "stored", "linked", "whole_chunk",
+                             "generic", "name_form", "length")
 #: The features that read the graph (off together with ``graph=False``).
-GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge"})
+GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge", "linked"})
 WEIGHTS_FILE = Path(__file__).with_name("exact_weights.json")
 #: Point mutations and HGVS-like variants ("V600E", "G12C", "p.R132H", "c.35G>A", "exon 53").
 MUTATION = re.compile(r"\b(?:[ACDEFGHIKLMNPQRSTVWY]\d{1,4}[ACDEFGHIKLMNPQRSTVWY*]|[pc]\.[A-Za-z0-9_>*]+|exon \d+)\b")
@@ -138,6 +139,9 @@ class Candidate:
     passages: set[int] = field(default_factory=set)          # positions in the passage list
     sentences: list[tuple[int, str]] = field(default_factory=list)  # (passage position, sentence)
     edge_citations: list[Citation] = field(default_factory=list)
+    stored: bool = False            # a noun phrase stored at ingestion (not only a chunk of a sentence)
+    whole: int = 0                  # occurrences as a whole chunk
+    parts: int = 0                  # occurrences inside a longer chunk
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -166,6 +170,26 @@ def _label(hit: PassageHit) -> str:
     return _page_label(hit)
 
 
+#: Words that end a chunk (besides :data:`_STOP`): verbs and connectives that never sit inside a name.
+_BREAK = frozenset("""also although because but however including included includes such like while whereas
+which who whom whose that than then thus therefore both either each other others only very well
+showed shown show shows found find reported report reports suggest suggests suggested suggesting
+demonstrated indicate indicates indicated observed associated compared increased decreased reduced improved
+caused causes cause induced leads led treated using based being become became remains remain remained
+significantly often usually commonly frequently mainly mostly respectively currently recently here we our
+us they them he she his her you your one two three four five six seven eight nine ten""".split())
+#: Nouns too general to be an answer on their own (a general list, not drawn from any benchmark question).
+GENERIC = frozenset("""patient patients study studies trial trials treatment treatments therapy therapies result
+results effect effects role roles level levels case cases group groups analysis analyses data method methods
+disease diseases risk risks factor factors outcome outcomes response responses use rate rates year years
+month months week weeks day days time times review reviews evidence report reports model models cell cells
+gene genes protein proteins drug drugs agent agents association associations increase decrease expression
+activity function functions mechanism mechanisms development management diagnosis clinical significant
+potential important novel new high low higher lower first second most more less several many various
+different present current previous total mean median ratio dose doses cohort control controls individuals
+people subjects adults children women men age sample samples number type types form forms part parts
+area areas need process approach system systems condition conditions""".split())
+_TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:[./+][\w\-]+)*")
 _STOP = frozenset("""a an the of in on for to and or with by from at as is are was were be been being what which who whom
 whose when where why how does do did can could should would will may might must has have had this that these those
 it its their there than then into about over under between among via per not no yes any all some most more less
@@ -177,6 +201,29 @@ def keywords(question: str, exclude: Iterable[str]) -> list[str]:
     blocked = {w for term in exclude for w in re.findall(r"\w+", term.lower())}
     words = [w for w in re.findall(r"[a-z0-9][\w\-]+", question.lower()) if len(w) >= 3]
     return list(dict.fromkeys(w for w in words if w not in _STOP and w not in blocked))
+
+
+def chunks(sentence: str, max_tokens: int = 6) -> list[list[str]]:
+    """Runs of tokens of ``sentence`` between stop words, chunk-breaking words (:data:`_BREAK`) and
+    punctuation other than hyphens, at most ``max_tokens`` long (longer runs are dropped: a list, not a name).
+    A cheap noun-phrase chunker with no parser (Justeson & Katz 1995 style: terms are stop-word-free runs)."""
+    out: list[list[str]] = []
+    current: list[str] = []
+    last_end = 0
+    for m in _TOKEN.finditer(sentence):
+        gap = sentence[last_end:m.start()]
+        word = m.group(0).rstrip(".")
+        lower = word.lower()
+        if (current and re.search(r"[,;:()\[\]\"]|\.\s", gap)) or lower in _STOP or lower in _BREAK:
+            if current:
+                out.append(current)
+            current = []
+        if lower not in _STOP and lower not in _BREAK:
+            current.append(word)
+        last_end = m.end()
+    if current:
+        out.append(current)
+    return [c for c in out if len(c) <= max_tokens]
 
 
 class ExactAnswerer:
@@ -208,9 +255,11 @@ class ExactAnswerer:
 
     # ------------------------------------------------------------------------------------------
     def answer(self, result: RetrievalResult, facts: Any = None, *,  # noqa: ANN401 - FactsResult
-               qtype: QuestionType | None = None) -> ExactResult:
+               qtype: QuestionType | None = None, reuse: ExactResult | None = None) -> ExactResult:
         """Exact items or a yes/no verdict for ``result`` (``facts``: the composer's FactsResult, or None).
-        ``qtype`` overrides the detected question type (a caller that knows it, e.g. a benchmark)."""
+        ``qtype`` overrides the detected question type (a caller that knows it, e.g. a benchmark); ``reuse``
+        takes the candidates and features of an earlier answer to the same result (an ablation that only
+        switches features off rescores them instead of reading the passages again)."""
         kind: QuestionType = qtype or question_type(result.question)
         hits = [h for h in result.passages[: self.settings.exact_passages]] if result.on_topic else []
         entity_terms = self._entity_terms(result)
@@ -219,8 +268,13 @@ class ExactAnswerer:
             return ExactResult(kind, [], verdict, cites)
         if kind == "summary" or not hits and facts is None:
             return ExactResult(kind, [])
-        candidates = self.candidates(result, hits, facts, entity_terms)
-        self.score(candidates, result, hits, entity_terms)
+        if reuse is not None:
+            candidates = [replace(c, features={k: 0.0 if k in self.disabled else v for k, v in c.features.items()})
+                          for c in reuse.candidates]
+            self._apply(candidates, np.array([[c.features[k] for k in FEATURES] for c in candidates]))
+        else:
+            candidates = self.candidates(result, hits, facts, entity_terms)
+            self.score(candidates, result, hits, entity_terms)
         candidates.sort(key=lambda c: (-c.score, c.text.lower()))
         if kind == "factoid":
             chosen = candidates[: self.settings.exact_factoid_max]
@@ -247,15 +301,21 @@ class ExactAnswerer:
         blocked = {_norm(t) for t in entity_terms}
         out: dict[str, Candidate] = {}
 
-        def add(key: str, surface: str, pos: int, node_id: str | None = None, name: str = "", kind: str = "") -> None:
+        def add(key: str, surface: str, pos: int, node_id: str | None = None, name: str = "", kind: str = "",
+                stored: bool = True) -> Candidate | None:
             n = _norm(surface)
             if "\n" in surface or len(n.split()) > 6 or surface.count("(") != surface.count(")"):
-                return  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
+                return None  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
             if not n or n in blocked or f" {n} " in q_norm or n in _STOP or len(n) < 2:
-                return
+                return None
             cand = out.setdefault(key, Candidate(key, node_id, name, kind))
             cand.surfaces[surface] += 1
             cand.passages.add(pos)
+            cand.stored = cand.stored or stored
+            by_norm.setdefault(n, key)
+            return cand
+
+        by_norm: dict[str, str] = {}
 
         if self.store is not None and hits:
             mentions = self.store.passage_mentions([h.passage_id for h in hits])
@@ -273,8 +333,20 @@ class ExactAnswerer:
                     continue
                 key = node if (node and self.graph) else str(np_id)
                 add(key, surface, pos, node, str(row["entity_name"] or ""), _kind_of(str(row["entity_label"] or "")))
-        for pos, sents in enumerate(sentences):  # patterns the noun-phrase chunker splits or drops
+        for pos, sents in enumerate(sentences):  # chunks and patterns the stored noun phrases miss
             for sentence in sents:
+                for chunk in chunks(sentence):
+                    size = len(chunk)
+                    for i in range(size):
+                        for j in range(i + 1, min(size, i + 4) + 1):
+                            surface = " ".join(chunk[i:j])
+                            key = by_norm.get(_norm(surface), f"chunk:{_norm(surface)}")
+                            cand = add(key, surface, pos, stored=False)
+                            if cand is not None:
+                                if i == 0 and j == size:
+                                    cand.whole += 1
+                                else:
+                                    cand.parts += 1
                 for m in MUTATION.finditer(sentence):
                     add(f"pattern:{m.group(0).lower()}", m.group(0), pos, kind="Mutation")
                 if expected_type(result.question) == "Number":
@@ -282,9 +354,12 @@ class ExactAnswerer:
                         add(f"pattern:{m.group(0).strip().lower()}", m.group(0).strip(), pos, kind="Number")
         if self.graph and facts is not None:
             self._fact_candidates(facts, question_ids, out)
+        lowered = [[s.lower() for s in sents] for sents in sentences]
         for cand in out.values():  # the sentences naming each candidate, in the passages it occurs in
             terms = cand.terms()
-            cand.sentences = [(pos, s) for pos in sorted(cand.passages) for s in sentences[pos] if names_any(s, terms)]
+            low = [t.lower() for t in terms]
+            cand.sentences = [(pos, s) for pos in sorted(cand.passages) for s, sl in zip(sentences[pos], lowered[pos])
+                              if any(t in sl for t in low) and names_any(s, terms)]  # substring test first: cheap
         return [c for c in out.values() if c.sentences or c.edge_citations]
 
     def _link(self, group: Any, question: str) -> Any:  # noqa: ANN401 - pandas
@@ -347,6 +422,13 @@ class ExactAnswerer:
             f["type_mismatch"] = float(bool(expected) and bool(kind) and not types_agree(expected, kind))
             f["graph_fact"] = float(bool(c.edge_citations))
             f["graph_edge"] = float(c.node_id in edge_nodes)
+            f["stored"] = float(c.stored)
+            f["linked"] = float(bool(c.node_id) and self.graph)
+            f["whole_chunk"] = c.whole / (c.whole + c.parts) if c.whole + c.parts else 0.0
+            tokens = re.findall(r"\w+", c.text.lower())
+            f["generic"] = float(all(t in GENERIC or t in _STOP for t in tokens))
+            f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
+            f["length"] = min(1.0, len(tokens) / 4)
             c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
             rows.append([c.features[k] for k in FEATURES])
         return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
@@ -356,8 +438,12 @@ class ExactAnswerer:
         """Set each candidate's ``score`` = logistic(bias + weights . features), in [0, 1]."""
         if not candidates:
             return
-        x = self.features(candidates, result, hits, entity_terms)
-        z = self.bias + x @ self.weights
+        self._apply(candidates, self.features(candidates, result, hits, entity_terms))
+
+    def _apply(self, candidates: Sequence[Candidate], x: np.ndarray) -> None:
+        if not len(candidates):
+            return
+        z = self.bias + x.reshape(len(candidates), len(FEATURES)) @ self.weights
         for c, s in zip(candidates, 1.0 / (1.0 + np.exp(-z))):
             c.score = float(np.clip(s, 0.0, 1.0))
 
@@ -388,16 +474,19 @@ class ExactAnswerer:
                ) -> tuple[YesNo | None, tuple[Citation, ...]]:
         """The verdict of a yes/no question and the sentences it rests on (:mod:`engram_kit.answering.yesno`)."""
         words = keywords(result.question, entity_terms)
-        evidence = []
+        evidence, weaker = [], []
         for i, (hit, sents) in enumerate(zip(hits, self._sentences(hits))):
             for s in sents:
                 named = sum(names_term(s, t) for t in entity_terms)
                 share = sum(names_term(s, w) for w in words) / len(words) if words else 0.0
+                cite = Citation("passage", hit.passage_id, _label(hit))
                 if named == 0 and share < 0.5:
+                    if share >= 0.25:  # names a quarter of the question's words: evidence when nothing better is
+                        weaker.append(Evidence(s, cite, 0.5 / (1 + i), polarity(s)))
                     continue
                 weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
-                evidence.append(Evidence(s, Citation("passage", hit.passage_id, _label(hit)), weight, polarity(s)))
-        return decide(evidence, self.settings.yesno_no_share)
+                evidence.append(Evidence(s, cite, weight, polarity(s)))
+        return decide(evidence or weaker, self.settings.yesno_no_share)
 
 
 def _norm(text: str) -> str:

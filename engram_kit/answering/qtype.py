@@ -1,7 +1,8 @@
 """Question type and expected answer type, from the question's wording alone (no model, no graph).
 
 The four kinds are BioASQ's (Tsatsaronis et al. 2015): a **yes/no** question opens with an auxiliary or
-modal verb ("Is ...", "Does ...", "Can ...", "Should ..."); a **summary** question asks for an explanation
+modal verb ("Is ...", "Does ...", "Can ...", "Should ...") or is a statement to verify (no question word, a
+finite verb, a full stop: "Pasteurization kills M. tuberculosis."); a **summary** question asks for an explanation
 ("How does ...", "Why ...", "Explain ...", "What is the mechanism / role / function of ...", a bare "What is
 X?" definition); a **list** question asks for several items ("List ...", "Which genes ...", "What are the
 ...", a plural head noun after which/what); a **factoid** question asks for one name or number ("Which gene
@@ -50,11 +51,17 @@ EXTRA_TYPE_WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: A statement to verify ("Pasteurization kills M. tuberculosis."): no question word, a finite verb, a full stop.
+_STATEMENT = re.compile(r"^(?!\W*(what|which|who|whom|whose|when|where|why|how|list|name|please|describe|explain"
+                        r"|summari[sz]e)\b)[^?]*\b(is|are|was|were|has|have|can|does|do|causes?|kills?|prevents?"
+                        r"|increases?|reduces?|improves?|protects?|treats?)\b[^?]*\.\s*$", re.IGNORECASE)
+
+
 def question_type(question: str) -> QuestionType:
     """The kind of ``question`` (see module docstring): ``"yesno"``, ``"summary"``, ``"list"`` or ``"factoid"``
     (the default for any other "what/which" question)."""
     q = " ".join(question.split())
-    if _YESNO.search(q):
+    if _YESNO.search(q) or _STATEMENT.search(q):
         return "yesno"
     if _SUMMARY.search(q):
         return "summary"

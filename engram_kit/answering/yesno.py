@@ -1,7 +1,7 @@
 """Yes/no verdicts from the polarity of evidence sentences (no model).
 
-An evidence sentence is one of the top passages' whole sentences that names a question entity (or, with no
-resolved entity, at least half the question's content words). Its polarity (:func:`polarity`) is negative
+An evidence sentence is one of the top passages' sentences that names a question entity or at least half the
+question's content words; when there is none, the sentences naming a quarter of them count at half weight. Its polarity (:func:`polarity`) is negative
 when it words a negated or null finding (:data:`NEGATIVE_CUE`: "no association", "did not", "failed to",
 "not effective", "no significant difference", "contraindicated"), positive when it reports a finding
 without one (:func:`engram_kit.answering.extractive.is_finding_sentence`, or a plain affirmative statement),
