@@ -267,7 +267,7 @@ def run(limit: int | None = None, modes: Sequence[str] = ("oracle", "own"), abla
             if q.kind == "yesno":
                 row["product"] = answer.yes_no
                 row["yes-majority"] = "yes"
-                for share in (0.2, 0.3, 0.4, 0.5, 0.6):
+                for share in (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5):
                     a = ExactAnswerer(store, replace(ws.settings, yesno_no_share=share)).answer(result, facts)
                     row[f"no_share {share}"] = a.yes_no
                 row["gold"] = q.gold[0][0]
@@ -355,6 +355,18 @@ def main(argv: list[str] | None = None) -> int:
     body = []
     for mode in args.modes:
         body += tables(out, mode) + [""]
+    from engram_kit.answering.exact import load_weights
+
+    weights = load_weights()
+    if "cv" in weights.get("learned", {}):
+        body += ["Scorer weights, 5-fold cross-validation by question on the oracle candidates "
+                 "(`benchmarks/quality/bioasq_answers_train.py`; list cut-off chosen on the training folds):", "",
+                 "| weights | factoid MRR | list F1 | list precision | cut-off (all dev) |", "|---|---:|---:|---:|---:|"]
+        for name in ("hand", "learned"):
+            cv = weights[name]["cv"]
+            body.append(f"| {name}{' (in use)' if weights['use'] == name else ''} | {cv['factoid_mrr']:.3f} | "
+                        f"{cv['list_f1']:.3f} | {cv['list_precision']:.3f} | {weights[name]['list_cutoff']} |")
+        body.append("")
     report = ["# BioASQ 12b dev: exact answers and yes/no through the product API (issue 29)", "",
               *provenance(["ladybug"]), "",
               f"{out['n_questions']} factoid/list/yes-no questions of 12B1+12B2 golden with a gold record; scorer "

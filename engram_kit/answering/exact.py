@@ -5,8 +5,10 @@ Candidates (no parsing at answer time beyond sentence splitting):
 * the noun phrases each of the top ``Settings.exact_passages`` passages MENTIONS, stored at ingestion
   (:meth:`GraphStore.passage_mentions`): linked ones (MAPS_TO a graph node) and unlinked ones
   (``np:Unlinked:...``: mutations, procedures, cell types that the graph has no node for);
-* mutation and number patterns in the passages' sentences (:data:`MUTATION`, :data:`NUMBER`), which noun-phrase
-  chunking splits or drops;
+* the chunks of the passages' sentences (:func:`chunks`: runs of tokens between stop words and punctuation)
+  and their n-grams of up to 4 tokens, which find the answers ingestion stored no phrase for (a tick genus, a
+  channel name, a regimen); a chunk spelled like a stored phrase joins it;
+* mutation and number patterns in the sentences (:data:`MUTATION`, :data:`NUMBER`);
 * the targets of the graph facts of the asked relation (:class:`~engram_kit.answering.facts.GraphFacts`).
 
 A candidate linked to a node merges every noun phrase MAPS_TO that node (synonyms through node ids); its
@@ -19,10 +21,14 @@ question entity) and ``cooc_count`` (such sentences, / 3, capped at 1), ``keywor
 question's content words in one of its sentences), ``type_match`` / ``type_mismatch`` (its type against the
 question's expected answer type, :func:`~engram_kit.answering.qtype.expected_type`; a node's type is its kind,
 an unlinked phrase's a cheap guess from its form, :func:`guess_type`), ``graph_fact`` (it is a target of the
-asked relation's facts), ``graph_edge`` (a graph edge joins it to a question entity). Score = logistic of the
+asked relation's facts), ``graph_edge`` (a graph edge joins it to a question entity), ``stored`` (a phrase
+stored at ingestion, not only a chunk), ``linked`` (it links to a node), ``whole_chunk`` (share of its
+occurrences that are a whole chunk), ``generic`` (only general words, :data:`GENERIC`), ``name_form`` (capitals
+or digits inside: a symbol or a name), ``length`` (tokens / 4) and ``contained`` (a part of a longer candidate
+found in at least half as many passages). Score = logistic of the
 weighted sum (weights in ``exact_weights.json``: hand-set, and logistic regression fitted on the BioASQ 12b dev
 split by ``benchmarks/quality/bioasq_answers_train.py``), in [0, 1]. The graph features (facts candidates, type
-from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``) can be switched off as a group
+from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) can be switched off as a group
 (``graph=False``) for the ablation in ``benchmarks/results/bioasq_answers.md``.
 
 Factoid: the top ``Settings.exact_factoid_max``; list: the items scoring at least ``Settings.exact_list_cutoff``
@@ -58,7 +64,7 @@ __all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactRes
 #: Scorer features, in the order of the weight vectors.
 FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
                              "type_mismatch", "graph_fact", "graph_edge", "stored", "linked", "whole_chunk",
-                             "generic", "name_form", "length")
+                             "generic", "name_form", "length", "contained")
 #: The features that read the graph (off together with ``graph=False``).
 GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge", "linked"})
 WEIGHTS_FILE = Path(__file__).with_name("exact_weights.json")
@@ -189,7 +195,7 @@ potential important novel new high low higher lower first second most more less 
 different present current previous total mean median ratio dose doses cohort control controls individuals
 people subjects adults children women men age sample samples number type types form forms part parts
 area areas need process approach system systems condition conditions""".split())
-_TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:[./+][\w\-]+)*")
+_TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:['\u2019]s\b)?(?:[./+][\w\-]+)*")
 _STOP = frozenset("""a an the of in on for to and or with by from at as is are was were be been being what which who whom
 whose when where why how does do did can could should would will may might must has have had this that these those
 it its their there than then into about over under between among via per not no yes any all some most more less
@@ -308,6 +314,7 @@ class ExactAnswerer:
                 return None  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
             if not n or n in blocked or f" {n} " in q_norm or n in _STOP or len(n) < 2:
                 return None
+            key = by_norm.get(n, key)  # one candidate per spelling: a chunk or pattern joins the stored phrase
             cand = out.setdefault(key, Candidate(key, node_id, name, kind))
             cand.surfaces[surface] += 1
             cand.passages.add(pos)
@@ -340,8 +347,7 @@ class ExactAnswerer:
                     for i in range(size):
                         for j in range(i + 1, min(size, i + 4) + 1):
                             surface = " ".join(chunk[i:j])
-                            key = by_norm.get(_norm(surface), f"chunk:{_norm(surface)}")
-                            cand = add(key, surface, pos, stored=False)
+                            cand = add(f"chunk:{_norm(surface)}", surface, pos, stored=False)
                             if cand is not None:
                                 if i == 0 and j == size:
                                     cand.whole += 1
@@ -407,6 +413,7 @@ class ExactAnswerer:
         expected = expected_type(result.question)
         words = keywords(result.question, entity_terms)
         edge_nodes = self._edge_nodes(result, candidates) if self.graph else set()
+        contained = _contained(candidates)
         rows = []
         for c in candidates:
             f: dict[str, float] = {}
@@ -429,6 +436,7 @@ class ExactAnswerer:
             f["generic"] = float(all(t in GENERIC or t in _STOP for t in tokens))
             f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
             f["length"] = min(1.0, len(tokens) / 4)
+            f["contained"] = float(c.key in contained)
             c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
             rows.append([c.features[k] for k in FEATURES])
         return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
@@ -487,6 +495,19 @@ class ExactAnswerer:
                 weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
                 evidence.append(Evidence(s, cite, weight, polarity(s)))
         return decide(evidence or weaker, self.settings.yesno_no_share)
+
+
+def _contained(candidates: Sequence[Candidate]) -> set[str]:
+    """Keys of candidates whose name is a proper part of a longer candidate's name that occurs in at least half
+    as many passages ("shunt" inside "ventriculoperitoneal shunt", "KRAS" inside "KRAS G12C"): the longer name is
+    the answer a reader would give."""
+    norms = [(c.key, f" {_norm(c.text)} ", len(c.passages)) for c in candidates]
+    longer = sorted(norms, key=lambda t: -len(t[1]))[:400]
+    out = set()
+    for key, n, count in norms:
+        if any(len(m) > len(n) and n in m and other >= count / 2 for k, m, other in longer if k != key):
+            out.add(key)
+    return out
 
 
 def _norm(text: str) -> str:

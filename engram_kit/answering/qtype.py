@@ -43,7 +43,8 @@ _FACTOID_SINGULAR = re.compile(r"\b(most|main|first|primary|best|major|only|opti
 EXTRA_TYPE_WORDS: tuple[tuple[str, str], ...] = (
     (r"\bmutations?\b|\bvariants?\b|\bpolymorphisms?\b|\balleles?\b|\bsnps?\b", "Mutation"),
     (r"\bhow many\b|\bnumber of\b|\bhow much\b|\bproportion\b|\bpercentage\b|\brate\b|\bfrequency\b|\bincidence\b"
-     r"|\bprevalence\b|\bhow (long|old|often)\b|\bdose\b|\bage\b", "Number"),
+     r"|\bprevalence\b|\bhow (long|old|often)\b|\bdose\b|\bage\b|^\W*when\b|\bwhat year\b|\bin which year\b",
+     "Number"),
     (r"\bcells?\b", "Cell"),
     (r"\bvirus(es)?\b|\bbacteri(um|a)\b|\bpathogens?\b|\borganisms?\b|\bspecies\b|\bgenus\b|\bvectors?\b"
      r"|\bparasites?\b", "Organism"),
