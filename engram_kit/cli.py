@@ -102,6 +102,8 @@ def _ask_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
                    "(default Settings.graph_weight; 0 = text only)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument("--within", nargs="+", default=None, metavar="ID",
+                   help="answer from these papers only: PMIDs (123, PMID:123, pubmed:123) or document ids")
 
 
 def _info_args(p: argparse.ArgumentParser) -> None:
@@ -268,7 +270,8 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
 def cmd_ask(args: argparse.Namespace) -> int:
     # Asking only reads, so it opens read-only and works beside a notebook that holds the workspace.
     with _open(args, read_only=True) as ws:
-        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha)
+        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha,
+                        within=getattr(args, "within", None))
         if args.json:
             print(json.dumps(answer.to_dict(), indent=2, default=str))
         else:

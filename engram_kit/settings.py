@@ -256,6 +256,27 @@ class Settings:
         4, section="desk", unit="hops", range=">= 1", check=_positive_int,
         source="engram-kit (issue 5 guard: variable-length patterns must be bounded)",
         help="Longest variable-length relationship or quantified path the desk's query guard accepts.")
+    # --- exact answers (engram_kit.answering.exact; measured in benchmarks/results/bioasq_answers.md) ---
+    exact_passages: int = setting(
+        10, section="retrieval", unit="passages", range=">= 1", check=_positive_int,
+        source="engram-kit (BioASQ 12b dev, benchmarks/results/bioasq_answers.md)",
+        help="Top passages whose mentions and sentences give exact-answer candidates and yes/no evidence.")
+    exact_factoid_max: int = setting(
+        5, section="retrieval", unit="answers", range=">= 1", check=_positive_int,
+        source="BioASQ factoid answers: up to 5 ranked (Tsatsaronis et al. 2015)",
+        help="Ranked exact answers of a factoid question.")
+    exact_list_cutoff: float = setting(
+        0.7, section="retrieval", unit="score", range="[0, 1]", check=_unit_interval,
+        source="engram-kit, chosen on BioASQ 12b dev (benchmarks/results/bioasq_answers.md)",
+        help="Score from which a candidate is listed as an answer of a list question (the best one always is).")
+    exact_list_max: int = setting(
+        10, section="retrieval", unit="answers", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Most items listed for a list question.")
+    yesno_no_share: float = setting(
+        0.25, section="retrieval", unit="share of evidence weight", range="(0, 1]",
+        check=lambda v, _: 0.0 < float(v) <= 1.0,
+        source="engram-kit, chosen on BioASQ 12b dev (benchmarks/results/bioasq_answers.md)",
+        help="Negative share of the yes/no evidence weight from which the verdict is 'no' (else 'yes').")
     # --- ingestion -------------------------------------------------------------------------------
     batch_size: int = setting(64, section="ingestion", unit="documents", range=">= 1", check=_positive_int,
                               source="engram-kit",

@@ -442,9 +442,12 @@ class Workspace:
 
     def _extractive_composer(self) -> ExtractiveComposer:
         """The offline composer, with the asked relation's graph facts read from this workspace's store."""
+        from engram_kit.answering.exact import ExactAnswerer
         from engram_kit.answering.facts import GraphFacts
 
-        return ExtractiveComposer(self.embedder, facts=GraphFacts(self.store))
+        composer = ExtractiveComposer(self.embedder, facts=GraphFacts(self.store))
+        composer.exact = ExactAnswerer(self.store, self.settings)
+        return composer
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     def knowledge_graph(self) -> CSRGraph:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 
 from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
@@ -261,6 +262,7 @@ class ExtractiveComposer:
         self.max_passages = max_passages
         self.max_edges = max_edges
         self.facts = facts
+        self.exact: Any = None  # an ExactAnswerer to use (settings, ablations); None = defaults over facts.store
 
     def compose(self, result: RetrievalResult) -> Answer:
         """Compose the answer for ``result``; an empty result gives an answer with no claims."""
@@ -269,6 +271,7 @@ class ExtractiveComposer:
                    for e in sorted(result.entities, key=lambda e: -e.confidence)]
         edge_claims: list[Claim] | None = None
         intent = None
+        facts = None
         if self.facts is not None:
             facts = self.facts.answer(result.question, anchors)
             intent = facts.intent
@@ -279,7 +282,14 @@ class ExtractiveComposer:
             intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors])
         claims = self._sentence_claims(result, intent) if result.on_topic else []
         claims += self._edge_claims(result) if edge_claims is None else edge_claims
-        return Answer(result.question, claims, self.mode, result, notes)
+        answer = Answer(result.question, claims, self.mode, result, notes)
+        # exact items / yes-no (engram_kit.answering.exact); it embeds nothing, so the question is embedded once
+        from engram_kit.answering.exact import ExactAnswerer
+
+        exact = (self.exact or ExactAnswerer(self.facts.store if self.facts is not None else None)).answer(result, facts)
+        answer.question_type, answer.exact = exact.question_type, exact.exact
+        answer.yes_no, answer.yes_no_citations = exact.yes_no, exact.yes_no_citations
+        return answer
 
     def _sentence_claims(self, result: RetrievalResult, intent: Intent | None = None) -> list[Claim]:
         hits: list[PassageHit] = [h for h in result.passages[: self.max_passages]

@@ -31,6 +31,7 @@ When no entity resolves, passages are ranked by the text score alone and ``fallb
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -282,6 +283,7 @@ class Retriever:
         include_negated: bool = False,
         seeds: Mapping[str, float] | Sequence[str] | None = None,
         exclude: Sequence[str] | set[str] | None = None,
+        within: Sequence[str] | None = None,
     ) -> RetrievalResult:
         """Rank passages for ``question``.
 
@@ -299,12 +301,16 @@ class Retriever:
         exclude : node ids never used as seeds (a wrong reading the user drops).
         include_negated : also list the negated assertions among the subgraph's nodes in
             ``subgraph_edges`` (flagged ``negated``). They never carry PPR relevance either way.
+        within : rank only the passages of these papers (a reading list): PMIDs as ``"123"``, ``"PMID:123"``
+            or ``"pubmed:123"``, and document (article) ids; intersected with ``source``. Ids that match no
+            paper are named in ``fallback``; None = every passage.
 
         Raises
         ------
         QueryError
             Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1, a negative
-            pinned weight, or a pinned node that is not in the graph.
+            pinned weight, a pinned node that is not in the graph, or a ``within`` list none of whose ids is a
+            paper of the workspace (the error names them).
         """
         question = (question or "").strip()
         if not question:
@@ -323,6 +329,7 @@ class Retriever:
             raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
         pinned, excluded = check_pins(seeds, exclude)
+        allowed, missing = self.within_passages(within, source) if within is not None else (None, [])
         timings: dict[str, float] = {}
         settings = self.settings
 
@@ -344,18 +351,24 @@ class Retriever:
         t0 = time.perf_counter()
         q_vec = self.embedder.encode([question])[0]
         where = None if source == "all" else source
-        semantic = dict(self.vectors.query(q_vec, settings.candidate_pool, source=where))
+        if allowed is None:
+            semantic = dict(self.vectors.query(q_vec, settings.candidate_pool, source=where))
+        else:  # a reading list: every one of its passages is a candidate, scored exactly
+            semantic = {}
+            self._fill_cosines(semantic, sorted(allowed), q_vec)
         timings["semantic"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         lexical = self.lexical_index()
         bm25_all = lexical.scores(question)
         bm25_pos = {p: i for i, p in enumerate(lexical.passage_ids.tolist())}
-        bm25_top = lexical.top_of(bm25_all, settings.candidate_pool, source=where)
+        bm25_top = lexical.top_of(bm25_all, settings.candidate_pool, source=where) if allowed is None else {}
         timings["lexical"] = time.perf_counter() - t0
 
         fallback = ""
+        if missing:
+            fallback = f"Not in the workspace, left out of the reading list: {', '.join(missing)}."
         if not entity_seeds:
-            fallback = ("No entity in the question resolved to the knowledge graph"
+            fallback = (fallback + (" " if fallback else "") + "No entity in the question resolved to the knowledge graph"
                         + (f" (unresolved: {', '.join(unresolved)})" if unresolved else "")
                         + "; passages are ranked by the text score (BM25 + dense) alone, without knowledge-graph seeds.")
         # ---- graph evidence: PPR from the question's entities (and their noun phrases)
@@ -373,6 +386,8 @@ class Retriever:
         t0 = time.perf_counter()
         graph_node = dict(zip(index.passage_ids.tolist(), index.passage_nodes.tolist()))
         mask = np.ones(len(index.passage_ids), dtype=bool) if source == "all" else index.passage_sources == source
+        if allowed is not None:
+            mask &= np.isin(index.passage_ids, np.array(sorted(allowed), dtype=object))
         graph_ids = index.passage_ids[mask]
         graph_ppr = scores[index.passage_nodes[mask]] if len(index.passage_nodes) else np.zeros(0)
         reached: list[str] = []
@@ -382,6 +397,8 @@ class Retriever:
         pool = list(dict.fromkeys([*semantic, *bm25_top, *reached]))
         self._fill_cosines(semantic, pool, q_vec)
         pool = [p for p in pool if p in semantic]  # a passage without a vector cannot be ranked
+        if allowed is not None:
+            pool = [p for p in pool if p in allowed]
         cos = np.array([semantic[p] for p in pool], dtype=np.float64)
         bm25 = np.array([bm25_all[bm25_pos[p]] if p in bm25_pos else 0.0 for p in pool], dtype=np.float64)
         ppr_pool = np.array([scores[graph_node[p]] if p in graph_node else 0.0 for p in pool])
@@ -422,6 +439,40 @@ class Retriever:
         if missing:
             for pid, vec in self.vectors.get_embeddings(missing).items():
                 semantic[pid] = float(np.dot(vec, q_vec))
+
+    def within_passages(self, within: Sequence[str], source: str = "all") -> tuple[set[str], list[str]]:
+        """The passage ids of the papers in ``within`` (of ``source``), and the ids that matched no paper.
+
+        An id matches an article whose id it is (a document id, ``"pubmed:123"``) or, written as ``"123"``,
+        ``"PMID:123"`` or ``"pubmed:123"`` (any case), the article with that PMID. Passage ids are
+        ``"<article id>#p<n>"`` (:mod:`engram_kit.ingestion`).
+
+        Raises
+        ------
+        QueryError
+            If ``within`` is empty or a string, or none of its ids is a paper of the workspace (of ``source``).
+        """
+        if isinstance(within, str) or not within:
+            raise QueryError("within= takes a non-empty list of paper ids, e.g. within=['PMID:123', 'pubmed:456'].")
+        articles = self.store.articles(None if source == "all" else source)
+        ids = set(articles["id"].astype(str)) if not articles.empty else set()
+        by_pmid = {str(p): str(a) for a, p in zip(articles.get("id", []), articles.get("pmid", [])) if str(p or "")}
+        chosen: set[str] = set()
+        missing: list[str] = []
+        for raw in within:
+            key = str(raw).strip()
+            pmid = re.sub(r"^(pmid|pubmed)\s*:\s*", "", key, flags=re.IGNORECASE)
+            article = key if key in ids else by_pmid.get(pmid) if pmid.isdigit() else None
+            if article is None:
+                missing.append(key)
+            else:
+                chosen.add(article)
+        if not chosen:
+            where = "" if source == "all" else f" among its {source!r} papers"
+            raise QueryError(f"None of the within= ids is a paper of this workspace{where}: {', '.join(missing)}. "
+                             "Give PMIDs ('123', 'PMID:123', 'pubmed:123') or document ids as `engram docs` lists them.")
+        passages = {str(p) for a in sorted(chosen) for p in self.store.article_passages(a)["id"]}
+        return passages, missing
 
     def lexical_index(self) -> LexicalIndex:
         """The BM25 index of the passages (from the ``lexical`` callable given at construction, else built

@@ -1,0 +1,527 @@
+"""Exact answers: ranked, cited answer items (factoid, list) and yes/no verdicts from a retrieval result.
+
+Candidates (no parsing at answer time beyond sentence splitting):
+
+* the noun phrases each of the top ``Settings.exact_passages`` passages MENTIONS, stored at ingestion
+  (:meth:`GraphStore.passage_mentions`): linked ones (MAPS_TO a graph node) and unlinked ones
+  (``np:Unlinked:...``: mutations, procedures, cell types that the graph has no node for);
+* the chunks of the passages' sentences (:func:`chunks`: runs of tokens between stop words and punctuation)
+  and their n-grams of up to 4 tokens, which find the answers ingestion stored no phrase for (a tick genus, a
+  channel name, a regimen); a chunk spelled like a stored phrase joins it;
+* mutation and number patterns in the sentences (:data:`MUTATION`, :data:`NUMBER`);
+* the targets of the graph facts of the asked relation (:class:`~engram_kit.answering.facts.GraphFacts`).
+
+A candidate linked to a node merges every noun phrase MAPS_TO that node (synonyms through node ids); its
+``text`` is the passages' most frequent spelling, its ``synonyms`` the other spellings and the graph name. The
+question's own entities (by node id, or by name) are dropped.
+
+Features (each in [0, 1]; :data:`FEATURES`): ``freq`` (share of the rank weight 1 / (1 + rank) of the passages
+naming it), ``spread`` (share of passages naming it), ``entity_cooc`` (share of its sentences that also name a
+question entity) and ``cooc_count`` (such sentences, / 3, capped at 1), ``keyword_cooc`` (best share of the
+question's content words in one of its sentences), ``type_match`` / ``type_mismatch`` (its type against the
+question's expected answer type, :func:`~engram_kit.answering.qtype.expected_type`; a node's type is its kind,
+an unlinked phrase's a cheap guess from its form, :func:`guess_type`), ``graph_fact`` (it is a target of the
+asked relation's facts), ``graph_edge`` (a graph edge joins it to a question entity), ``stored`` (a phrase
+stored at ingestion, not only a chunk), ``linked`` (it links to a node), ``whole_chunk`` (share of its
+occurrences that are a whole chunk), ``generic`` (only general words, :data:`GENERIC`), ``name_form`` (capitals
+or digits inside: a symbol or a name), ``length`` (tokens / 4) and ``contained`` (a part of a longer candidate
+found in at least half as many passages). Score = logistic of the
+weighted sum (weights in ``exact_weights.json``: hand-set, and logistic regression fitted on the BioASQ 12b dev
+split by ``benchmarks/quality/bioasq_answers_train.py``), in [0, 1]. The graph features (facts candidates, type
+from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) can be switched off as a group
+(``graph=False``) for the ablation in ``benchmarks/results/bioasq_answers.md``.
+
+Factoid: the top ``Settings.exact_factoid_max``; list: the items scoring at least ``Settings.exact_list_cutoff``
+(at most ``Settings.exact_list_max``; the best one always, when any); yes/no: :mod:`engram_kit.answering.yesno`;
+summary: no exact items. Every item cites the sentences that name it beside a question term (else the sentences
+naming it) and/or the fact edges; an item with neither is never produced.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engram_kit.answering.qtype import expected_type, question_type
+from engram_kit.answering.support import names_any, names_term
+from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
+from engram_kit.answering.yesno import Evidence, decide, polarity
+from engram_kit.retrieval.results import PassageHit, RetrievalResult
+from engram_kit.settings import Settings
+from engram_kit.text import sentence_texts
+
+__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "guess_type", "load_weights"]
+
+#: Scorer features, in the order of the weight vectors.
+FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
+                             "type_mismatch", "graph_fact", "graph_edge", "stored", "linked", "whole_chunk",
+                             "generic", "name_form", "length", "contained")
+#: The features that read the graph (off together with ``graph=False``).
+GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge", "linked"})
+WEIGHTS_FILE = Path(__file__).with_name("exact_weights.json")
+#: Point mutations and HGVS-like variants ("V600E", "G12C", "p.R132H", "c.35G>A", "exon 53").
+MUTATION = re.compile(r"\b(?:[ACDEFGHIKLMNPQRSTVWY]\d{1,4}[ACDEFGHIKLMNPQRSTVWY*]|[pc]\.[A-Za-z0-9_>*]+|exon \d+)\b")
+#: Numbers with an optional unit or percent sign ("0.5%", "12 months", "3").
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|percent\b|mg\b|years?\b|months?\b|weeks?\b|days?\b|hours?\b)?")
+_TYPE_FORMS: tuple[tuple[str, str], ...] = (
+    ("Mutation", MUTATION.pattern),
+    ("Number", r"^\s*[<>~]?\d+(?:[.,]\d+)?\s?(?:%|percent|mg|years?|months?|weeks?|days?|hours?)?\s*$"),
+    ("Cell", r"\b\w*(cells?|cytes?|blasts?|phages?)$"),
+    ("Organism", r"(virus(es)?|bacteri(um|a)|coccus|cocci|bacillus|ella|myces|plasma)$|^[A-Z][a-z]+ [a-z]{3,}$"),
+    ("Procedure", r"(ectomy|otomy|ostomy|plasty|scopy|graphy|surgery|transplant(ation)?|shunt|resection|ablation"
+                  r"|biopsy|screening|imaging|stimulation|therapy|injection|implant)$"),
+    ("Disease", r"(itis|oma|omas|emia|aemia|osis|pathy|syndrome|disease|cancer|tumou?rs?|carcinoma|disorder"
+                r"|deficiency|infection|failure|dystrophy|plegia|algia)$"),
+    ("Compound", r"(mab|nib|vir|tide|pril|sartan|olol|azole|mycin|cillin|statin|parin|platin|taxel|dronate|gliptin"
+                 r"|semide|tidine|prazole|oxacin|cycline|triptan|setron|lukast|afil|vastatin|olimus|parib|ciclib|sone"
+                 r"|lone|ine|ide|ate|ol|in)$"),
+    ("Gene", r"^[A-Z][A-Z0-9\-]{1,9}\d?$|^[A-Z][a-z]{1,2}[A-Z0-9]{1,4}(\.\d+)?$"),
+)
+#: Graph kinds that a literature type accepts as the same answer type.
+_TYPE_KINDS: dict[str, set[str]] = {"Disease": {"Disease", "SideEffect", "Symptom"}, "Gene": {"Gene"},
+                                    "Compound": {"Compound", "PharmacologicClass"}}
+
+
+def guess_type(phrase: str) -> str:
+    """A cheap answer type of an unlinked phrase from its form: ``"Mutation"`` (V600E), ``"Number"``,
+    ``"Cell"``, ``"Organism"``, ``"Procedure"``, ``"Disease"``, ``"Compound"`` (drug-name stems), ``"Gene"``
+    (an upper-case symbol), or ``""`` when no form fits (first match in :data:`_TYPE_FORMS` order)."""
+    text = phrase.strip()
+    for label, pattern in _TYPE_FORMS:
+        flags = 0 if label in ("Gene", "Mutation", "Organism") else re.IGNORECASE
+        if re.search(pattern, text, flags):
+            return label
+    return ""
+
+
+def _kind_of(label: str) -> str:
+    return label.replace(" ", "")
+
+
+def types_agree(expected: str, kind: str) -> bool:
+    """Whether a candidate of type ``kind`` (graph label or guessed type) answers a question expecting
+    ``expected``."""
+    return kind == expected or kind in _TYPE_KINDS.get(expected, set())
+
+
+@lru_cache(maxsize=1)
+def load_weights(path: str = str(WEIGHTS_FILE)) -> dict[str, Any]:
+    """The shipped scorer weights (``{"use": name, name: {"bias": b, "weights": {feature: w}}, ...}``).
+
+    Raises
+    ------
+    ValueError
+        If the file lacks the set it says to use, or a weight names an unknown feature.
+    """
+    data = json.loads(Path(path).read_text())
+    chosen = data.get(data.get("use", ""))
+    if not isinstance(chosen, dict):
+        raise ValueError(f"{path}: 'use' must name one of its weight sets, got {data.get('use')!r}.")
+    for name in ("hand", data["use"]):
+        unknown = set(data[name]["weights"]) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"{path}: weight set {name!r} names unknown features {sorted(unknown)}.")
+    return data
+
+
+@dataclass
+class Candidate:
+    """One candidate answer while scoring: its merged spellings, node, type, where it occurs and its features."""
+
+    key: str
+    node_id: str | None = None
+    node_name: str = ""
+    kind: str = ""
+    surfaces: Counter[str] = field(default_factory=Counter)
+    passages: set[int] = field(default_factory=set)          # positions in the passage list
+    sentences: list[tuple[int, str]] = field(default_factory=list)  # (passage position, sentence)
+    edge_citations: list[Citation] = field(default_factory=list)
+    stored: bool = False            # a noun phrase stored at ingestion (not only a chunk of a sentence)
+    whole: int = 0                  # occurrences as a whole chunk
+    parts: int = 0                  # occurrences inside a longer chunk
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return self.surfaces.most_common(1)[0][0] if self.surfaces else self.node_name
+
+    def terms(self) -> list[str]:
+        return list(dict.fromkeys([*self.surfaces, *([self.node_name] if self.node_name else [])]))
+
+
+@dataclass
+class ExactResult:
+    """What the exact layer adds to an :class:`~engram_kit.answering.types.Answer`."""
+
+    question_type: QuestionType
+    exact: list[ExactAnswer]
+    yes_no: YesNo | None = None
+    yes_no_citations: tuple[Citation, ...] = ()
+    candidates: list[Candidate] = field(default_factory=list)  # every scored candidate (benchmark, training)
+
+
+def _label(hit: PassageHit) -> str:
+    from engram_kit.answering.extractive import _page_label  # the composer's labels, one definition
+
+    return _page_label(hit)
+
+
+#: Words that end a chunk (besides :data:`_STOP`): verbs and connectives that never sit inside a name.
+_BREAK = frozenset("""also although because but however including included includes such like while whereas
+which who whom whose that than then thus therefore both either each other others only very well
+showed shown show shows found find reported report reports suggest suggests suggested suggesting
+demonstrated indicate indicates indicated observed associated compared increased decreased reduced improved
+caused causes cause induced leads led treated using based being become became remains remain remained
+significantly often usually commonly frequently mainly mostly respectively currently recently here we our
+us they them he she his her you your one two three four five six seven eight nine ten""".split())
+#: Nouns too general to be an answer on their own (a general list, not drawn from any benchmark question).
+GENERIC = frozenset("""patient patients study studies trial trials treatment treatments therapy therapies result
+results effect effects role roles level levels case cases group groups analysis analyses data method methods
+disease diseases risk risks factor factors outcome outcomes response responses use rate rates year years
+month months week weeks day days time times review reviews evidence report reports model models cell cells
+gene genes protein proteins drug drugs agent agents association associations increase decrease expression
+activity function functions mechanism mechanisms development management diagnosis clinical significant
+potential important novel new high low higher lower first second most more less several many various
+different present current previous total mean median ratio dose doses cohort control controls individuals
+people subjects adults children women men age sample samples number type types form forms part parts
+area areas need process approach system systems condition conditions""".split())
+_TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:['\u2019]s\b)?(?:[./+][\w\-]+)*")
+_STOP = frozenset("""a an the of in on for to and or with by from at as is are was were be been being what which who whom
+whose when where why how does do did can could should would will may might must has have had this that these those
+it its their there than then into about over under between among via per not no yes any all some most more less
+please list name give describe explain used use using patients patient type types common main known""".split())
+
+
+def keywords(question: str, exclude: Iterable[str]) -> list[str]:
+    """Content words of ``question`` (>= 3 letters, not a stop word, not inside an entity mention)."""
+    blocked = {w for term in exclude for w in re.findall(r"\w+", term.lower())}
+    words = [w for w in re.findall(r"[a-z0-9][\w\-]+", question.lower()) if len(w) >= 3]
+    return list(dict.fromkeys(w for w in words if w not in _STOP and w not in blocked))
+
+
+def chunks(sentence: str, max_tokens: int = 6) -> list[list[str]]:
+    """Runs of tokens of ``sentence`` between stop words, chunk-breaking words (:data:`_BREAK`) and
+    punctuation other than hyphens, at most ``max_tokens`` long (longer runs are dropped: a list, not a name).
+    A cheap noun-phrase chunker with no parser (Justeson & Katz 1995 style: terms are stop-word-free runs)."""
+    out: list[list[str]] = []
+    current: list[str] = []
+    last_end = 0
+    for m in _TOKEN.finditer(sentence):
+        gap = sentence[last_end:m.start()]
+        word = m.group(0).rstrip(".")
+        lower = word.lower()
+        if (current and re.search(r"[,;:()\[\]\"]|\.\s", gap)) or lower in _STOP or lower in _BREAK:
+            if current:
+                out.append(current)
+            current = []
+        if lower not in _STOP and lower not in _BREAK:
+            current.append(word)
+        last_end = m.end()
+    if current:
+        out.append(current)
+    return [c for c in out if len(c) <= max_tokens]
+
+
+class ExactAnswerer:
+    """The exact answer layer (see module docstring).
+
+    Parameters
+    ----------
+    store : the workspace graph store (``passage_mentions``, ``edges_among``, ``get_nodes``); None = only
+        pattern candidates and no graph features.
+    settings : passages read, list cut-off and sizes, yes/no threshold (default :class:`Settings`).
+    weights : ``"learned"`` or ``"hand"`` (a set of ``exact_weights.json``); None = the file's ``use``.
+    graph : False switches every graph feature off (ablation: the same scorer on text alone).
+    disabled : features set to 0 (ablation), names from :data:`FEATURES`.
+    """
+
+    def __init__(self, store: Any = None, settings: Settings | None = None, *, weights: str | None = None,  # noqa: ANN401
+                 graph: bool = True, disabled: Iterable[str] = ()) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        data = load_weights()
+        chosen = data[weights or data["use"]]
+        self.bias = float(chosen["bias"])
+        self.weights = np.array([float(chosen["weights"].get(f, 0.0)) for f in FEATURES])
+        self.graph = graph
+        self.disabled = frozenset(disabled) | (frozenset() if graph else GRAPH_FEATURES)
+        unknown = self.disabled - set(FEATURES)
+        if unknown:
+            raise ValueError(f"Unknown exact-answer features {sorted(unknown)}; use names from {FEATURES}.")
+
+    # ------------------------------------------------------------------------------------------
+    def answer(self, result: RetrievalResult, facts: Any = None, *,  # noqa: ANN401 - FactsResult
+               qtype: QuestionType | None = None, reuse: ExactResult | None = None) -> ExactResult:
+        """Exact items or a yes/no verdict for ``result`` (``facts``: the composer's FactsResult, or None).
+        ``qtype`` overrides the detected question type (a caller that knows it, e.g. a benchmark); ``reuse``
+        takes the candidates and features of an earlier answer to the same result (an ablation that only
+        switches features off rescores them instead of reading the passages again)."""
+        kind: QuestionType = qtype or question_type(result.question)
+        hits = [h for h in result.passages[: self.settings.exact_passages]] if result.on_topic else []
+        entity_terms = self._entity_terms(result)
+        if kind == "yesno":
+            verdict, cites = self.yes_no(result, hits, entity_terms)
+            return ExactResult(kind, [], verdict, cites)
+        if kind == "summary" or not hits and facts is None:
+            return ExactResult(kind, [])
+        if reuse is not None:
+            candidates = [replace(c, features={k: 0.0 if k in self.disabled else v for k, v in c.features.items()})
+                          for c in reuse.candidates]
+            self._apply(candidates, np.array([[c.features[k] for k in FEATURES] for c in candidates]))
+        else:
+            candidates = self.candidates(result, hits, facts, entity_terms)
+            self.score(candidates, result, hits, entity_terms)
+        candidates.sort(key=lambda c: (-c.score, c.text.lower()))
+        if kind == "factoid":
+            chosen = candidates[: self.settings.exact_factoid_max]
+        else:
+            chosen = [c for c in candidates if c.score >= self.settings.exact_list_cutoff]
+            chosen = (chosen or candidates[:1])[: self.settings.exact_list_max]
+        exact = [self._item(c, hits, entity_terms) for c in chosen]
+        return ExactResult(kind, exact, candidates=candidates)
+
+    # ------------------------------------------------------------------------------------------
+    def _entity_terms(self, result: RetrievalResult) -> list[str]:
+        terms = [t for e in result.entities for t in (e.mention, e.name)]
+        return list(dict.fromkeys(t for t in terms if t and len(t) >= 2))
+
+    def _sentences(self, hits: Sequence[PassageHit]) -> list[list[str]]:
+        return [[s for s in sentence_texts(h.text) if len(s) > 15] for h in hits]
+
+    def candidates(self, result: RetrievalResult, hits: Sequence[PassageHit], facts: Any,  # noqa: ANN401
+                   entity_terms: Sequence[str]) -> list[Candidate]:
+        """Every candidate of the passages (stored mentions, mutation and number patterns) and of the facts."""
+        sentences = self._sentences(hits)
+        question_ids = {e.node_id for e in result.entities}
+        q_norm = f" {_norm(result.question)} "
+        blocked = {_norm(t) for t in entity_terms}
+        out: dict[str, Candidate] = {}
+
+        def add(key: str, surface: str, pos: int, node_id: str | None = None, name: str = "", kind: str = "",
+                stored: bool = True) -> Candidate | None:
+            n = _norm(surface)
+            if "\n" in surface or len(n.split()) > 6 or surface.count("(") != surface.count(")"):
+                return None  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
+            if not n or n in blocked or f" {n} " in q_norm or n in _STOP or len(n) < 2:
+                return None
+            key = by_norm.get(n, key)  # one candidate per spelling: a chunk or pattern joins the stored phrase
+            cand = out.setdefault(key, Candidate(key, node_id, name, kind))
+            cand.surfaces[surface] += 1
+            cand.passages.add(pos)
+            cand.stored = cand.stored or stored
+            by_norm.setdefault(n, key)
+            return cand
+
+        by_norm: dict[str, str] = {}
+
+        if self.store is not None and hits:
+            mentions = self.store.passage_mentions([h.passage_id for h in hits])
+            position = {h.passage_id: i for i, h in enumerate(hits)}
+            for (pid, np_id), group in mentions.groupby(["passage_id", "nounphrase_id"], sort=False):
+                pos = position.get(str(pid))
+                if pos is None:
+                    continue
+                row = self._link(group, result.question)
+                surface = _surface(hits[pos].text, str(row["mention"]))
+                if surface is None:
+                    continue
+                node = str(row["entity_id"]) if row["entity_id"] else None
+                if node in question_ids:
+                    continue
+                key = node if (node and self.graph) else str(np_id)
+                add(key, surface, pos, node, str(row["entity_name"] or ""), _kind_of(str(row["entity_label"] or "")))
+        for pos, sents in enumerate(sentences):  # chunks and patterns the stored noun phrases miss
+            for sentence in sents:
+                for chunk in chunks(sentence):
+                    size = len(chunk)
+                    for i in range(size):
+                        for j in range(i + 1, min(size, i + 4) + 1):
+                            surface = " ".join(chunk[i:j])
+                            cand = add(f"chunk:{_norm(surface)}", surface, pos, stored=False)
+                            if cand is not None:
+                                if i == 0 and j == size:
+                                    cand.whole += 1
+                                else:
+                                    cand.parts += 1
+                for m in MUTATION.finditer(sentence):
+                    add(f"pattern:{m.group(0).lower()}", m.group(0), pos, kind="Mutation")
+                if expected_type(result.question) == "Number":
+                    for m in NUMBER.finditer(sentence):
+                        add(f"pattern:{m.group(0).strip().lower()}", m.group(0).strip(), pos, kind="Number")
+        if self.graph and facts is not None:
+            self._fact_candidates(facts, question_ids, out)
+        lowered = [[s.lower() for s in sents] for sents in sentences]
+        for cand in out.values():  # the sentences naming each candidate, in the passages it occurs in
+            terms = cand.terms()
+            low = [t.lower() for t in terms]
+            cand.sentences = [(pos, s) for pos in sorted(cand.passages) for s, sl in zip(sentences[pos], lowered[pos])
+                              if any(t in sl for t in low) and names_any(s, terms)]  # substring test first: cheap
+        return [c for c in out.values() if c.sentences or c.edge_citations]
+
+    def _link(self, group: Any, question: str) -> Any:  # noqa: ANN401 - pandas
+        """The MAPS_TO reading of one noun phrase (rows of one phrase): the expected kind if one of its links
+        has it, else the most confident; no link = the unlinked row."""
+        linked = group[group["entity_id"].fillna("").astype(str) != ""]
+        if linked.empty or not self.graph:
+            row = group.iloc[0].copy()
+            if not self.graph:
+                row["entity_id"], row["entity_name"], row["entity_label"] = (
+                    row["entity_id"] if row["entity_id"] else "", "", "")
+            return row
+        wanted = expected_type(question)
+        fit = linked[linked["entity_label"].map(lambda x: types_agree(wanted, _kind_of(str(x))))] if wanted else linked
+        pick = fit if not fit.empty else linked
+        return pick.sort_values("confidence", ascending=False).iloc[0]
+
+    def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:  # noqa: ANN401
+        targets: dict[str, list[Citation]] = defaultdict(list)
+        for claim in getattr(facts, "claims", []):
+            for cite in claim.citations:
+                if cite.kind != "edge":
+                    continue
+                source, _, rest = cite.ref.partition(" -[")
+                target = rest.partition("]-> ")[2]
+                for node in (source, target):
+                    if node and node not in question_ids:
+                        targets[node].append(cite)
+                        break
+        if not targets or self.store is None:
+            return
+        names = dict(zip(*(self.store.get_nodes(list(targets))[c] for c in ("id", "name"))))
+        for node, cites in targets.items():
+            cand = out.setdefault(node, Candidate(node, node, str(names.get(node, node.partition("::")[2])),
+                                                  _kind_of(node.partition("::")[0])))
+            cand.node_name = cand.node_name or str(names.get(node, ""))
+            cand.edge_citations = list(dict.fromkeys(cites))
+
+    # ------------------------------------------------------------------------------------------
+    def features(self, candidates: Sequence[Candidate], result: RetrievalResult, hits: Sequence[PassageHit],
+                 entity_terms: Sequence[str]) -> np.ndarray:
+        """The feature matrix, shape (len(candidates), len(FEATURES)), each in [0, 1] (see module docstring)."""
+        n = max(len(hits), 1)
+        rank_w = np.array([1.0 / (1 + i) for i in range(n)])
+        expected = expected_type(result.question)
+        words = keywords(result.question, entity_terms)
+        edge_nodes = self._edge_nodes(result, candidates) if self.graph else set()
+        contained = _contained(candidates)
+        rows = []
+        for c in candidates:
+            f: dict[str, float] = {}
+            f["freq"] = float(rank_w[list(c.passages)].sum() / rank_w.sum()) if c.passages else 0.0
+            f["spread"] = len(c.passages) / n
+            cooc = [s for _, s in c.sentences if names_any(s, entity_terms)] if entity_terms else []
+            f["entity_cooc"] = len(cooc) / len(c.sentences) if c.sentences else 0.0
+            f["cooc_count"] = min(1.0, len(cooc) / 3)
+            f["keyword_cooc"] = max((sum(names_term(s, w) for w in words) / len(words) for _, s in c.sentences),
+                                    default=0.0) if words else 0.0
+            kind = c.kind if (c.node_id and self.graph and c.kind) else guess_type(c.text)
+            f["type_match"] = float(bool(expected) and bool(kind) and types_agree(expected, kind))
+            f["type_mismatch"] = float(bool(expected) and bool(kind) and not types_agree(expected, kind))
+            f["graph_fact"] = float(bool(c.edge_citations))
+            f["graph_edge"] = float(c.node_id in edge_nodes)
+            f["stored"] = float(c.stored)
+            f["linked"] = float(bool(c.node_id) and self.graph)
+            f["whole_chunk"] = c.whole / (c.whole + c.parts) if c.whole + c.parts else 0.0
+            tokens = re.findall(r"\w+", c.text.lower())
+            f["generic"] = float(all(t in GENERIC or t in _STOP for t in tokens))
+            f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
+            f["length"] = min(1.0, len(tokens) / 4)
+            f["contained"] = float(c.key in contained)
+            c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
+            rows.append([c.features[k] for k in FEATURES])
+        return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
+
+    def score(self, candidates: Sequence[Candidate], result: RetrievalResult, hits: Sequence[PassageHit],
+              entity_terms: Sequence[str]) -> None:
+        """Set each candidate's ``score`` = logistic(bias + weights . features), in [0, 1]."""
+        if not candidates:
+            return
+        self._apply(candidates, self.features(candidates, result, hits, entity_terms))
+
+    def _apply(self, candidates: Sequence[Candidate], x: np.ndarray) -> None:
+        if not len(candidates):
+            return
+        z = self.bias + x.reshape(len(candidates), len(FEATURES)) @ self.weights
+        for c, s in zip(candidates, 1.0 / (1.0 + np.exp(-z))):
+            c.score = float(np.clip(s, 0.0, 1.0))
+
+    def _edge_nodes(self, result: RetrievalResult, candidates: Sequence[Candidate]) -> set[str]:
+        """Candidate nodes joined to a question entity by a graph edge."""
+        question_ids = [e.node_id for e in result.entities]
+        nodes = [c.node_id for c in candidates if c.node_id]
+        if self.store is None or not question_ids or not nodes:
+            return set()
+        edges = self.store.edges_among(list(dict.fromkeys(question_ids + nodes)))
+        if edges.empty:
+            return set()
+        qs = set(question_ids)
+        out = set(edges.loc[edges["source"].isin(qs), "target"]) | set(edges.loc[edges["target"].isin(qs), "source"])
+        return {str(x) for x in out} - qs
+
+    # ------------------------------------------------------------------------------------------
+    def _item(self, c: Candidate, hits: Sequence[PassageHit], entity_terms: Sequence[str]) -> ExactAnswer:
+        supporting = [(p, s) for p, s in c.sentences if not entity_terms or names_any(s, entity_terms)]
+        chosen = (supporting or c.sentences)[:3]
+        cites = [Citation("passage", hits[p].passage_id, _label(hits[p])) for p, _ in chosen]
+        cites += c.edge_citations[:2]
+        synonyms = [s for s in c.terms() if _norm(s) != _norm(c.text)]
+        synonyms = list(dict.fromkeys(synonyms))
+        return ExactAnswer(c.text, tuple(synonyms), c.node_id, round(c.score, 4), tuple(dict.fromkeys(cites)))
+
+    def yes_no(self, result: RetrievalResult, hits: Sequence[PassageHit], entity_terms: Sequence[str]
+               ) -> tuple[YesNo | None, tuple[Citation, ...]]:
+        """The verdict of a yes/no question and the sentences it rests on (:mod:`engram_kit.answering.yesno`)."""
+        words = keywords(result.question, entity_terms)
+        evidence, weaker = [], []
+        for i, (hit, sents) in enumerate(zip(hits, self._sentences(hits))):
+            for s in sents:
+                named = sum(names_term(s, t) for t in entity_terms)
+                share = sum(names_term(s, w) for w in words) / len(words) if words else 0.0
+                cite = Citation("passage", hit.passage_id, _label(hit))
+                if named == 0 and share < 0.5:
+                    if share >= 0.25:  # names a quarter of the question's words: evidence when nothing better is
+                        weaker.append(Evidence(s, cite, 0.5 / (1 + i), polarity(s)))
+                    continue
+                weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
+                evidence.append(Evidence(s, cite, weight, polarity(s)))
+        return decide(evidence or weaker, self.settings.yesno_no_share)
+
+
+def _contained(candidates: Sequence[Candidate]) -> set[str]:
+    """Keys of candidates whose name is a proper part of a longer candidate's name that occurs in at least half
+    as many passages ("shunt" inside "ventriculoperitoneal shunt", "KRAS" inside "KRAS G12C"): the longer name is
+    the answer a reader would give."""
+    norms = [(c.key, f" {_norm(c.text)} ", len(c.passages)) for c in candidates]
+    longer = sorted(norms, key=lambda t: -len(t[1]))[:400]
+    out = set()
+    for key, n, count in norms:
+        if any(len(m) > len(n) and n in m and other >= count / 2 for k, m, other in longer if k != key):
+            out.add(key)
+    return out
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+    return re.sub(r"(?<=[a-z]{3})s$", "", text)
+
+
+def _surface(text: str, name: str) -> str | None:
+    """How ``text`` spells the noun phrase ``name`` (case-insensitive, whole words, plural allowed), or None."""
+    if not name or len(name) > 80:
+        return None
+    m = re.search(rf"(?<!\w){re.escape(name)}(?:e?s)?(?!\w)", text, re.IGNORECASE)
+    return m.group(0) if m else None
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
