@@ -33,6 +33,7 @@ import dataclasses
 import json
 import logging
 import os
+import resource
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -150,7 +151,7 @@ class PrepareActor:
         """Prepare, embed and write the shards of ``batch`` (columns ``dir``, ``records``); returns one stats row
         per shard: ``dir, records, mentions, linked, prepare_s, embed_s``."""
         out: dict[str, list[Any]] = {k: [] for k in ("dir", "records", "mentions", "linked", "prepare_s", "embed_s",
-                                                       "init_s")}
+                                                       "init_s", "pid", "cpu_s", "rss_mb")}
         for folder, payload in zip(batch["dir"], batch["records"]):
             records = [_record(d) for d in json.loads(str(payload))]
             prepared = self.preparer.prepare(records, embed=True)
@@ -160,6 +161,10 @@ class PrepareActor:
                          ("linked", prepared.linked), ("prepare_s", prepared.seconds),
                          ("embed_s", prepared.embed_seconds), ("init_s", self.init_seconds)):
                 out[k].append(v)
+            usage = resource.getrusage(resource.RUSAGE_SELF)  # this worker process since it started
+            out["pid"].append(os.getpid())
+            out["cpu_s"].append(usage.ru_utime + usage.ru_stime)
+            out["rss_mb"].append(usage.ru_maxrss / 1024)
             self.init_seconds = 0.0
         return out
 
@@ -182,6 +187,11 @@ class RayRun:
     shards_mapped: int = 0
     #: Seconds the actors spent opening the workspace and loading models, summed over actors.
     actor_init_s: float = 0.0
+    #: CPU seconds of the map actors' processes (start-up, model loads and the map), summed over actors.
+    actor_cpu_s: float = 0.0
+    #: Largest peak RSS of one actor process, and the sum of the actors' peaks, MB.
+    actor_peak_rss_mb: float = 0.0
+    actors_rss_mb: float = 0.0
     shards_total: int = 0
     ray_start_s: float = 0.0
     map_s: float = 0.0
@@ -307,7 +317,12 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
                             # Ray Data's actor pools default to max_restarts=-1 and max_task_retries=-1:
                             # a dead actor is replaced and its shard re-run.
                             compute=ray.data.ActorPoolStrategy(size=n_actors), num_cpus=per_actor)
+        cpu: dict[int, float] = {}
+        rss: dict[int, float] = {}
         for row in ds.iter_rows():
+            pid = int(row["pid"])
+            cpu[pid] = max(cpu.get(pid, 0.0), float(row["cpu_s"]))
+            rss[pid] = max(rss.get(pid, 0.0), float(row["rss_mb"]))
             run.shards_mapped += 1
             report.read += int(row["records"])
             report.mentions += int(row["mentions"])
@@ -316,6 +331,8 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
             report.stage_seconds["embed"] += float(row["embed_s"])
             run.actor_init_s += float(row["init_s"])
         run.map_s = time.perf_counter() - t1
+        run.actor_cpu_s = sum(cpu.values())
+        run.actor_peak_rss_mb, run.actors_rss_mb = max(rss.values(), default=0.0), sum(rss.values())
         for _, key in files:
             folder = root / key
             count = sum(1 for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else 0

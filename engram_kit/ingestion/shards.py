@@ -373,3 +373,43 @@ def delete_pmids(store: GraphStore, vectors: VectorStore, pmids: Iterable[str]) 
         vectors.delete([f"{article_id}#p0"])
         deleted += 1
     return deleted
+
+
+#: Labels and relationship types :func:`compare_literature` counts.
+COMPARED_COUNTS: tuple[str, ...] = ("Article", "Section", "Passage", "NounPhrase", "MENTIONS", "MAPS_TO")
+
+
+def compare_literature(a: Any, b: Any) -> dict[str, Any]:
+    """Compare the literature layers of two workspaces (``Workspace`` objects) built by two engines.
+
+    Returns
+    -------
+    dict
+        ``counts`` (label -> (a, b)), ``articles_equal`` (same article ids and content hashes),
+        ``mentions_equal`` and ``maps_to_equal`` (same edges; MENTIONS with the same counts, MAPS_TO with
+        confidences within 1e-6), ``nounphrases_equal`` (same ids), and ``min_cosine`` of each passage's vectors
+        in the two vector stores (1.0 for identical vectors; NaN when a passage lacks one), ``vectors`` (a, b).
+    """
+    ca, cb = a.store.counts(), b.store.counts()
+    arts_a, arts_b = a.store.articles(), b.store.articles()
+    key = ["id", "content_hash", "status"]
+    out: dict[str, Any] = {"counts": {k: (ca.get(k, 0), cb.get(k, 0)) for k in COMPARED_COUNTS}}
+    out["articles_equal"] = (arts_a[key].sort_values("id").reset_index(drop=True)
+                             .equals(arts_b[key].sort_values("id").reset_index(drop=True)))
+    ea, eb = a.store.literature_edges(), b.store.literature_edges()
+    for rel, name in (("MENTIONS", "mentions_equal"), ("MAPS_TO", "maps_to_equal")):
+        fa = ea[ea["rel_type"] == rel].sort_values(["source", "target"]).reset_index(drop=True)
+        fb = eb[eb["rel_type"] == rel].sort_values(["source", "target"]).reset_index(drop=True)
+        out[name] = (len(fa) == len(fb) and (fa["source"] == fb["source"]).all()
+                     and (fa["target"] == fb["target"]).all()
+                     and bool(np.allclose(fa["weight"].to_numpy(), fb["weight"].to_numpy(), atol=1e-6)))
+    na = set(a.store.query("MATCH (n:NounPhrase) RETURN n.id AS id")["id"])
+    nb = set(b.store.query("MATCH (n:NounPhrase) RETURN n.id AS id")["id"])
+    out["nounphrases_equal"] = na == nb
+    ids = sorted(set(a.vectors.ids()) | set(b.vectors.ids()))
+    va, vb = a.vectors.get_embeddings(ids), b.vectors.get_embeddings(ids)
+    cosines = [float(np.dot(va[i], vb[i]) / (np.linalg.norm(va[i]) * np.linalg.norm(vb[i])))
+               if i in va and i in vb else float("nan") for i in ids]
+    out["min_cosine"] = float(np.min(cosines)) if cosines else float("nan")
+    out["vectors"] = (a.vectors.count(), b.vectors.count())
+    return out
