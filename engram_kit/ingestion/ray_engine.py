@@ -292,7 +292,7 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
                                       runtime_env={"env_vars": env})
         if address is None:
             kwargs["num_cpus"] = cores
-        ray.init(address=address, **kwargs)
+        _init_with_retry(ray, address, kwargs)
         started = True
     run.ray_start_s = time.perf_counter() - t0
     try:
@@ -339,6 +339,24 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
             shardlib.mark_file_done(root, key, count, -1)
     finally:
         if started:
+            ray.shutdown()
+
+
+#: Attempts of ``ray.init``: Ray waits a fixed 30 s for its raylet to register, which a loaded machine missed
+#: (load average 17 on 2 cores: "The current node timed out during startup").
+RAY_INIT_ATTEMPTS = 3
+
+
+def _init_with_retry(ray: Any, address: str | None, kwargs: dict[str, Any]) -> None:
+    """``ray.init``, retried after a start-up timeout (the half-started processes are shut down first)."""
+    for attempt in range(1, RAY_INIT_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, **kwargs)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for this
+            if "timed out during startup" not in str(exc) or attempt == RAY_INIT_ATTEMPTS:
+                raise
+            log.warning("Ray start-up timed out (attempt %d of %d); retrying", attempt, RAY_INIT_ATTEMPTS)
             ray.shutdown()
 
 
