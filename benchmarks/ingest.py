@@ -20,6 +20,11 @@ Parts
 * ``ingest``: ``Workspace.ingest`` end to end into a fresh workspace on the bundled Hetionet sample, per
   stage (prepare = extraction + linking, embed, write) and peak RSS, for 1k / 6k abstracts and a 50k
   synthetic replica (the 6k texts repeated with new PMIDs) when ``--replica`` is given.
+* ``--engine ray`` (issue 32): for each corpus and embedder, the local path (``--workers``) and then the Ray
+  engine (``engine="ray"``, a local Ray started inside the timing) back to back, each in its own process
+  from the same JSON Lines file into a fresh workspace: wall, CPU, per-core rate, peak RSS, Ray start / map /
+  reduce / load seconds, the overhead ratio, and whether both built the same graph (counts, edges, vector
+  cosine). Writes ``benchmarks/results/ingest_ray.md``.
 
 Both wall seconds and **CPU seconds** (this process and its children) are reported: the machine is shared
 by other jobs, so wall rates understate what a quiet 2-core machine does; docs per CPU-second is the
@@ -382,6 +387,95 @@ def part_ingest(lines: list[str], sets: list[tuple[str, list[Any]]], backends: l
     lines.append("")
 
 
+# ------------------------------------------------------------------------------------------ engine ray
+def one_engine_run(engine: str, workspace: str, source: str, workers: int) -> dict[str, Any]:
+    """One timed ingest in this process (run as ``--one``): open the workspace, ingest ``source``, close.
+    Model loads are inside the timing for both engines (Ray actors load their own)."""
+    from engram_kit.workspace import Workspace
+
+    w0, c0, j0 = time.perf_counter(), cpu_seconds(), host_jiffies()
+    ws = Workspace.open(workspace)
+    report = ws.ingest(source, workers=workers, engine=engine)
+    ws.close()
+    wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+    busy, steal = host_share(j0, host_jiffies())
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    details = report.engine_details
+    return {"engine": engine, "wall": wall, "cpu": cpu, "busy": busy, "steal": steal, "ingested": report.ingested,
+            "stages": report.stage_seconds, "details": details, "rss_main": own,
+            "rss_worker": max(kids, float(details.get("actor_peak_rss_mb", 0.0)))}
+
+
+def part_engines(lines: list[str], sets: list[tuple[str, list[Any]]], backends: list[str], workers: int,
+                 batch_size: int) -> None:
+    """Local path vs the Ray engine, back to back, same file, fresh workspaces; graph equality checked."""
+    import subprocess
+
+    from engram_kit.ingestion.shards import compare_literature
+    from engram_kit.settings import Settings
+    from engram_kit.workspace import Workspace
+
+    lines += [f"Local path (`--workers {workers}`, forked) vs `engine=\"ray\"` (local Ray, {workers} actors x "
+              f"0.5 logical CPU, started inside the timing), batch {batch_size}, each run in its own process on "
+              "the same JSON Lines file into a fresh workspace on the bundled Hetionet sample, run back to back. CPU "
+              "s = the run process and its waited-for children (for Ray that includes the raylet, GCS and actors "
+              "reaped at `ray.shutdown`); actor CPU s = what the actors' own processes report. Host busy % = all "
+              "the machine's CPU ticks (other jobs included, /proc/stat).\n",
+              "| corpus | embedder | engine | docs | wall s | docs/s wall | CPU s | docs per CPU-s | actor CPU s | "
+              "ray start s | map s | reduce s | load s | peak RSS main / worker MB | host busy % | steal % |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    verdicts = []
+    for label, records in sets:
+        source = CACHE / f"engines-{len(records)}.jsonl"
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with source.open("w") as fh:
+            for r in records:
+                fh.write(json.dumps({"pmid": r.pmid, "title": r.title, "abstract": r.abstract, "year": r.year}) + "\n")
+        for backend in backends:
+            results, paths = {}, {}
+            for engine in ("local", "ray"):
+                path = CACHE / f"ws-engines-{backend}-{len(records)}-{engine}"
+                shutil.rmtree(path, ignore_errors=True)
+                Workspace.create(path, settings=Settings(embedding_model=backend, batch_size=batch_size,
+                                                         progress=False)).close()
+                out = subprocess.run([sys.executable, "-m", "benchmarks.ingest", "--one",
+                                      f"{engine}|{path}|{source}|{workers}"], capture_output=True, text=True,
+                                     cwd=REPO)
+                if out.returncode != 0:
+                    raise RuntimeError(f"{engine} run failed:\n{out.stderr[-4000:]}")
+                results[engine], paths[engine] = json.loads(out.stdout.strip().splitlines()[-1]), path
+                r, s, d = results[engine], results[engine]["stages"], results[engine]["details"]
+                n = r["ingested"]
+                lines.append(
+                    f"| {label} | {backend} | {engine} | {n} | {r['wall']:.1f} | {n / r['wall']:.1f} | {r['cpu']:.1f} | "
+                    f"{n / r['cpu']:.1f} | {d.get('actor_cpu_s', 0):.1f} | {s.get('ray_start', 0):.1f} | "
+                    f"{s.get('map', 0):.1f} | {s.get('reduce', 0):.2f} | {s.get('load', s.get('write', 0)):.1f} | "
+                    f"{r['rss_main']:.0f} / {r['rss_worker']:.0f} | {r['busy']:.0f} | {r['steal']:.1f} |")
+                print(lines[-1], flush=True)
+            a, b = Workspace.open(paths["local"], read_only=True), Workspace.open(paths["ray"], read_only=True)
+            same = compare_literature(a, b)
+            a.close()
+            b.close()
+            ratio = results["ray"]["wall"] / results["local"]["wall"]
+            d = results["ray"]["details"]
+            verdicts.append(
+                f"| {label} | {backend} | {ratio:.2f} | "
+                + ", ".join(f"{k} {x:,}/{y:,}" for k, (x, y) in same["counts"].items())
+                + f" | {'yes' if same['articles_equal'] and same['nounphrases_equal'] else 'NO'} | "
+                f"{'yes' if same['mentions_equal'] and same['maps_to_equal'] else 'NO'} | {same['min_cosine']:.6f} | "
+                f"{d.get('nounphrases_in', 0):,} -> {d.get('nounphrases_out', 0):,} | "
+                f"{d.get('maps_to_in', 0):,} -> {d.get('maps_to_out', 0):,} |")
+            print(verdicts[-1], flush=True)
+            for path in paths.values():
+                shutil.rmtree(path, ignore_errors=True)
+    lines += ["", "Same graph? (local / ray counts; edges compared edge by edge with their weights; vectors by "
+              "passage id.) Overhead = Ray wall / local wall, end to end.\n",
+              "| corpus | embedder | overhead | counts local/ray | articles + NounPhrase ids equal | MENTIONS + "
+              "MAPS_TO equal | min cosine | NounPhrase rows reduced | MAPS_TO rows reduced |",
+              "|---|---|---|---|---|---|---|---|---|", *verdicts, ""]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="bundled abstracts only")
@@ -396,8 +490,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="bundled,1000,all",
                         help="ingest corpora: 'bundled', a number of shared abstracts, or 'all'")
     parser.add_argument("--tag", default="", help="suffix of the results file (runs split across invocations)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="ray: the ingest part compares the local path with engine='ray' (ingest_ray.md)")
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # engine|workspace|file|workers: one timed run
     args = parser.parse_args(argv)
     os.environ.setdefault("ENGRAM_MODEL_CACHE", str(REPO / "benchmarks" / ".cache" / "models"))
+    if args.one:
+        engine, workspace, source, workers = args.one.split("|")
+        print(json.dumps(one_engine_run(engine, workspace, source, int(workers))))
+        return 0
     backends = [b for b in args.backends.split(",") if b]
     load = os.getloadavg()
     lines = ["# Ingestion throughput and embedder quality", "", *provenance(
@@ -439,11 +540,18 @@ def main(argv: list[str] | None = None) -> int:
                 sets.append((f"shared {len(part)}", part))
         if args.replica and shared:
             sets.append((f"replica {args.replica}", replica(shared, args.replica)))
-        part_ingest(lines, sets, backends, args.workers, args.batch_size)
+        if args.engine == "ray":
+            part_engines(lines, sets, backends, args.workers, args.batch_size)
+        else:
+            part_ingest(lines, sets, backends, args.workers, args.batch_size)
     load = os.getloadavg()
     lines.append(f"Load average at end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.")
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.engine == "ray":
+        (RESULTS / f"ingest_ray{'_' + args.tag if args.tag else ''}.md").write_text(text)
+        print(text)
+        return 0
     (RESULTS / ("ingest_quick.md" if args.quick else f"ingest{'_' + args.part.replace(',', '-') if args.part != 'all' else ''}{'_' + args.tag if args.tag else ''}.md")).write_text(text)
     print(text)
     return 0

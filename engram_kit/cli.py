@@ -84,6 +84,12 @@ def _ingest_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="processes extracting, linking and embedding while the main one writes; "
                         "0 (default): one per core, at most 4; 1: everything in one process")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (default): forked workers on this machine; ray: the map stage on Ray Data "
+                        "(pip install 'engram-kit[scale]'; PubMed records only; docs/scaling-out.md)")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --engine ray: a running Ray cluster (auto, ray://head:10001); default: a local Ray "
+                        "started for this run")
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
@@ -218,6 +224,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
     empty = 0
     with _open(args) as ws:
+        if getattr(args, "engine", "local") == "ray":  # one Ray run over all the files (one map, one load)
+            report = ws.ingest(list(args.files), skip_bad=getattr(args, "skip_bad", False),
+                               workers=getattr(args, "workers", 0), engine="ray", address=args.address)
+            print(f"{len(args.files)} file(s) on Ray: {report}")
+            print("  " + ", ".join(f"{k} {v:.1f} s" for k, v in report.stage_seconds.items()))
+            return 0
         for file in args.files:
             report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 0))
             print(f"{file}: {report}")

@@ -367,7 +367,8 @@ class Workspace:
 
     # --- main operations -------------------------------------------------------------------------
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
-               skip_bad: bool = False, workers: int = 1) -> IngestReport:
+               skip_bad: bool = False, workers: int = 1, engine: str = "local",
+               address: str | None = None) -> IngestReport:
         """Ingest PubMed records from a file (``.jsonl``, PubMed ``.xml``, MEDLINE ``.nbib``/``.txt``,
         each optionally gzipped) or an iterable of :class:`PubMedRecord`.
 
@@ -382,6 +383,13 @@ class Workspace:
         JSON Lines records instead and lists them in ``report.skipped``). A PMID listed twice is ingested
         once and reported in ``report.duplicates``.
 
+        ``engine="ray"`` runs the same extraction, linking and embedding on Ray Data instead (``pip install
+        'engram-kit[scale]'``): ``source`` is then a file or a list of files (PubMed baseline/update XML, JSON
+        Lines), mapped into Parquet shards under ``<workspace>/shards`` by an actor pool of ``workers`` actors
+        (0: one per CPU), reduced and loaded here; ``address`` names a running Ray cluster (None: a local Ray
+        for this call). A re-run resumes from the finished shards; an update file's ``DeleteCitation`` PMIDs
+        are deleted. See :mod:`engram_kit.ingestion.ray_engine`.
+
         Raises
         ------
         ReadOnlyError
@@ -390,6 +398,15 @@ class Workspace:
             For an unsupported or malformed file, naming the file and line; nothing of that file is written.
         """
         self._require_writable("ingest")
+        if engine == "ray":
+            from engram_kit.ingestion.ray_engine import ingest_ray
+
+            files = [source] if isinstance(source, (str, Path)) else list(source)
+            if not all(isinstance(f, (str, Path)) for f in files):
+                raise DataError("engine='ray' reads files: pass a path or a list of paths, not records.")
+            return ingest_ray(self, files, address=address, workers=workers, skip_bad=skip_bad)  # type: ignore[arg-type]
+        if engine != "local":
+            raise DataError(f"engine={engine!r} is not an ingestion engine: use 'local' or 'ray'.")
         check = None
         if isinstance(source, (str, Path)):
             check = check_pubmed_file(source, skip_bad=skip_bad)

@@ -16,5 +16,5 @@ python -m pip install --quiet --upgrade pip
 if ! python -c "import torch" >/dev/null 2>&1; then
   python -m pip install --quiet "torch==2.13.0" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 fi
-python -m pip install --quiet -e ".[notebooks,dev,neo4j]"
+python -m pip install --quiet -e ".[notebooks,dev,neo4j,scale]"
 python -c "import engram_kit, ladybug, scispacy, chromadb; print('engram-kit', engram_kit.__version__, 'installed in .venv')"

@@ -89,12 +89,15 @@ class IngestReport:
     duplicates: dict[str, list[int]] = field(default_factory=dict)
     #: Invalid records skipped with ``skip_bad=True`` (file:line and the problem).
     skipped: list[str] = field(default_factory=list)
+    #: Engine-specific figures (``engine="ray"``: shards mapped/total, NounPhrase and MAPS_TO rows before and
+    #: after the reduce, deletions); not in :meth:`to_frame`.
+    engine_details: dict[str, Any] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """One-row summary (errors, duplicates and skipped records listed separately; stage seconds as
         ``<stage>_s`` columns)."""
         data = {k: v for k, v in self.__dict__.items()
-                if k not in ("errors", "duplicates", "skipped", "stage_seconds")}
+                if k not in ("errors", "duplicates", "skipped", "stage_seconds", "engine_details")}
         data["duplicates"], data["skipped"] = len(self.duplicates), len(self.skipped)
         data.update({f"{k}_s": round(v, 3) for k, v in self.stage_seconds.items()})
         return pd.DataFrame([data])
@@ -221,24 +224,93 @@ def auto_workers() -> int:
     return max(1, min(MAX_AUTO_WORKERS, cores))
 
 
-#: The ingestor a forked worker uses (set in the parent just before the fork; workers inherit it).
-_WORKER_INGESTOR: PubMedIngestor | None = None
+class BatchPreparer:
+    """The per-batch work of every ingestion engine: extraction, linking, the graph batch and (with ``embed``)
+    the passage vectors of a list of records. Writes nothing.
+
+    The local engine runs it in this process or in forked workers (:class:`PubMedIngestor`); the Ray engine
+    (:mod:`engram_kit.ingestion.ray_engine`) runs the same object in each actor of its pool, so both engines
+    build the same graph and the same vectors from the same code.
+
+    Parameters
+    ----------
+    extractor, resolver, embedder : the workspace's ingestion extractor, resolver and passage embedder.
+    settings : ``batch_size`` (bounds the model batch with :data:`EMBED_BATCH`), ``min_link_confidence``,
+        ``max_candidates``.
+    """
+
+    def __init__(self, *, extractor: EntityExtractor, resolver: EntityResolver, embedder: Embedder,
+                 settings: Settings) -> None:
+        self.extractor = extractor
+        self.resolver = resolver
+        self.embedder = embedder
+        self.settings = settings
+        self.linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
+                                    max_candidates=settings.max_candidates)
+
+    def single_threaded(self) -> None:
+        """Give the embedders fresh single-threaded runtime state: in a forked worker (the parent's thread pools
+        do not survive ``fork``) and in a Ray actor (one core per worker; N workers x 2 threads would
+        oversubscribe the cores)."""
+        for embedder in {id(e): e for e in (self.embedder, self.resolver.embedder)}.values():
+            after_fork = getattr(embedder, "after_fork", None)
+            if after_fork is not None:
+                after_fork()
+
+    def prepare(self, records: list[PubMedRecord], *, embed: bool = False) -> PreparedBatch:
+        """The prepare stage of one batch: mentions, links and the graph batch (articles ``pending``); with
+        ``embed`` also the ``(len(records), dimension)`` float32 unit passage vectors (what a worker does)."""
+        t0 = time.perf_counter()
+        mentions = self.extractor.extract_many([r.text for r in records])
+        batch = LiteratureBatch()
+        counts = IngestReport()
+        for record, found in zip(records, mentions):
+            self.add_record(batch, record, found, counts)
+        prepared = PreparedBatch(records, mentions, batch, counts.mentions, counts.linked_mentions,
+                                 time.perf_counter() - t0)
+        if embed:
+            t1 = time.perf_counter()
+            prepared.embeddings = self.embed(records)
+            prepared.embed_seconds = time.perf_counter() - t1
+        return prepared
+
+    def embed(self, records: list[PubMedRecord]) -> np.ndarray:
+        """Passage vectors of ``records`` (one per record, its whole text), float32 ``(n, dimension)``."""
+        return self.embedder.encode([r.text for r in records],
+                                    batch_size=min(self.settings.batch_size, EMBED_BATCH))
+
+    def add_record(self, batch: LiteratureBatch, record: PubMedRecord, mentions: list[Mention],
+                   report: IngestReport) -> None:
+        """Append ``record``'s article, section, passage and its mentions' layer to ``batch``."""
+        article_id = f"pubmed:{record.pmid}"
+        section_id, passage_id = f"{article_id}#s0", f"{article_id}#p0"
+        batch.articles.append(ArticleRecord(
+            id=article_id, source="pubmed", title=record.title, pmid=record.pmid, year=record.year,
+            doi=record.doi, authors="; ".join(record.authors), status="pending",
+            content_hash=content_hash(record)))
+        batch.sections.append(SectionRecord(id=section_id, article_id=article_id, title="Abstract", index=0))
+        batch.passages.append(PassageRecord(
+            id=passage_id, article_id=article_id, section_id=section_id, text=record.text, source="pubmed",
+            index=0, pmid=record.pmid, title=record.title, year=record.year, section_title="Abstract",
+            char_start=0, char_end=len(record.text)))
+        found, linked = self.linker.add_mentions(batch, passage_id, mentions)
+        report.mentions += found
+        report.linked_mentions += linked
+
+
+#: The preparer a forked worker uses (set in the parent just before the fork; workers inherit it).
+_WORKER_PREPARER: BatchPreparer | None = None
 
 
 def _start_worker() -> None:
-    """Initializer of a forked prepare worker: the resolver's embedder (context tie-breaks) gets fresh
-    single-threaded runtime state (the parent's thread pools do not survive ``fork``; N workers x 2 threads
-    would oversubscribe the cores)."""
-    assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
-    for embedder in {id(e): e for e in (_WORKER_INGESTOR.embedder, _WORKER_INGESTOR.resolver.embedder)}.values():
-        after_fork = getattr(embedder, "after_fork", None)
-        if after_fork is not None:
-            after_fork()
+    """Initializer of a forked prepare worker (see :meth:`BatchPreparer.single_threaded`)."""
+    assert _WORKER_PREPARER is not None, "worker started without a preparer"
+    _WORKER_PREPARER.single_threaded()
 
 
 def _prepare_in_worker(records: list[PubMedRecord]) -> PreparedBatch:
-    assert _WORKER_INGESTOR is not None, "worker started without an ingestor"
-    return _WORKER_INGESTOR.prepare(records, embed=True)
+    assert _WORKER_PREPARER is not None, "worker started without a preparer"
+    return _WORKER_PREPARER.prepare(records, embed=True)
 
 
 class PubMedIngestor:
@@ -271,8 +343,8 @@ class PubMedIngestor:
         self.settings = settings
         self.workers = workers
         self.fault_hook = fault_hook or (lambda boundary: None)
-        self.linker = MentionLinker(resolver, min_confidence=settings.min_link_confidence,
-                                    max_candidates=settings.max_candidates)
+        self.preparer = BatchPreparer(extractor=extractor, resolver=resolver, embedder=embedder, settings=settings)
+        self.linker = self.preparer.linker
 
     def ingest(self, records: Iterable[PubMedRecord], *, total: int | None = None) -> IngestReport:
         """Ingest ``records`` (any iterable; streamed in batches). Returns the run's report."""
@@ -315,25 +387,11 @@ class PubMedIngestor:
 
     # ------------------------------------------------------------------------------------------
     def prepare(self, records: list[PubMedRecord], *, embed: bool = False) -> PreparedBatch:
-        """The prepare stage of one batch: mentions, links and the graph batch (articles ``pending``); with
-        ``embed`` also the passage vectors (what a forked worker does, see the module docstring)."""
-        t0 = time.perf_counter()
-        mentions = self.extractor.extract_many([r.text for r in records])
-        batch = LiteratureBatch()
-        counts = IngestReport()
-        for record, found in zip(records, mentions):
-            self._add_record(batch, record, found, counts)
-        prepared = PreparedBatch(records, mentions, batch, counts.mentions, counts.linked_mentions,
-                                 time.perf_counter() - t0)
-        if embed:
-            t1 = time.perf_counter()
-            prepared.embeddings = self._embed(records)
-            prepared.embed_seconds = time.perf_counter() - t1
-        return prepared
+        """The prepare stage of one batch (:meth:`BatchPreparer.prepare`)."""
+        return self.preparer.prepare(records, embed=embed)
 
     def _embed(self, records: list[PubMedRecord]) -> np.ndarray:
-        return self.embedder.encode([r.text for r in records],
-                                    batch_size=min(self.settings.batch_size, EMBED_BATCH))
+        return self.preparer.embed(records)
 
     def _prepared(self, batches: Iterator[list[PubMedRecord]]) -> Iterator[PreparedBatch]:
         """Prepared batches in input order: in this process, or from forked workers kept ``2 * workers``
@@ -344,8 +402,8 @@ class PubMedIngestor:
             for records in batches:
                 yield self.prepare(records)
             return
-        global _WORKER_INGESTOR
-        _WORKER_INGESTOR = self
+        global _WORKER_PREPARER
+        _WORKER_PREPARER = self.preparer
         ctx = multiprocessing.get_context("fork")
         # The parent's objects (lexicon, gazetteer, resolver: ~770,000 tracked by the GC) go to the permanent
         # generation before the fork, so a full collection in a worker does not write the GC header of each one
@@ -363,7 +421,7 @@ class PubMedIngestor:
                     yield pending.popleft().get()
         finally:
             gc.unfreeze()
-            _WORKER_INGESTOR = None
+            _WORKER_PREPARER = None
 
     def _embed_and_commit(self, prepared: PreparedBatch, report: IngestReport) -> None:
         records = prepared.records
@@ -394,27 +452,7 @@ class PubMedIngestor:
 
     def _commit(self, batch: LiteratureBatch, records: list[PubMedRecord], embeddings: Any) -> None:
         """Graph (articles pending) -> vectors -> status complete; see the module docstring."""
-        hook = self.fault_hook
-        hook("before_graph")
-        self.store.write_literature(batch.deduplicated())
-        hook("after_graph")
-        ids = [f"pubmed:{r.pmid}#p0" for r in records]
-        metadata = [{"source": "pubmed", "article_id": f"pubmed:{r.pmid}", "pmid": r.pmid} for r in records]
-        half = max(1, len(ids) // 2)
-        try:
-            self.vectors.upsert(ids[:half], embeddings[:half], metadata[:half])
-            hook("mid_vectors")
-            if ids[half:]:
-                self.vectors.upsert(ids[half:], embeddings[half:], metadata[half:])
-        except EngramError:
-            # Compensate: the graph write committed but its vectors did not; remove the articles so the
-            # store never holds passages semantic ranking cannot see (a crash instead leaves them pending).
-            for record in records:
-                self.store.delete_article(f"pubmed:{record.pmid}")
-            raise
-        hook("after_vectors")
-        mark_complete(self.store, [f"pubmed:{r.pmid}" for r in records])
-        hook("after_status")
+        commit_batch(self.store, self.vectors, batch, [r.pmid for r in records], embeddings, self.fault_hook)
 
     def _mark_error(self, record: PubMedRecord, message: str) -> None:
         article = ArticleRecord(id=f"pubmed:{record.pmid}", source="pubmed", title=record.title,
@@ -426,20 +464,40 @@ class PubMedIngestor:
 
     def _add_record(self, batch: LiteratureBatch, record: PubMedRecord, mentions: list[Mention],
                     report: IngestReport) -> None:
-        article_id = f"pubmed:{record.pmid}"
-        section_id, passage_id = f"{article_id}#s0", f"{article_id}#p0"
-        batch.articles.append(ArticleRecord(
-            id=article_id, source="pubmed", title=record.title, pmid=record.pmid, year=record.year,
-            doi=record.doi, authors="; ".join(record.authors), status="pending",
-            content_hash=content_hash(record)))
-        batch.sections.append(SectionRecord(id=section_id, article_id=article_id, title="Abstract", index=0))
-        batch.passages.append(PassageRecord(
-            id=passage_id, article_id=article_id, section_id=section_id, text=record.text, source="pubmed",
-            index=0, pmid=record.pmid, title=record.title, year=record.year, section_title="Abstract",
-            char_start=0, char_end=len(record.text)))
-        found, linked = self.linker.add_mentions(batch, passage_id, mentions)
-        report.mentions += found
-        report.linked_mentions += linked
+        self.preparer.add_record(batch, record, mentions, report)
+
+
+def commit_batch(store: GraphStore, vectors: VectorStore, batch: LiteratureBatch, pmids: list[str],
+                 embeddings: Any, hook: Callable[[str], None] = lambda boundary: None) -> None:
+    """Commit one batch of PubMed articles, the protocol of the module docstring: the graph batch (articles
+    ``pending``) in one transaction, then the passage vectors (``embeddings[i]`` of ``pubmed:<pmids[i]>#p0``,
+    float32 ``(len(pmids), dimension)``), then ``complete``. Both engines commit through it.
+
+    Raises
+    ------
+    EngramError
+        If the graph or vector write fails; a failed vector write removes the batch's articles again.
+    """
+    hook("before_graph")
+    store.write_literature(batch.deduplicated())
+    hook("after_graph")
+    ids = [f"pubmed:{p}#p0" for p in pmids]
+    metadata = [{"source": "pubmed", "article_id": f"pubmed:{p}", "pmid": p} for p in pmids]
+    half = max(1, len(ids) // 2)
+    try:
+        vectors.upsert(ids[:half], embeddings[:half], metadata[:half])
+        hook("mid_vectors")
+        if ids[half:]:
+            vectors.upsert(ids[half:], embeddings[half:], metadata[half:])
+    except EngramError:
+        # Compensate: the graph write committed but its vectors did not; remove the articles so the
+        # store never holds passages semantic ranking cannot see (a crash instead leaves them pending).
+        for pmid in pmids:
+            store.delete_article(f"pubmed:{pmid}")
+        raise
+    hook("after_vectors")
+    mark_complete(store, [f"pubmed:{p}" for p in pmids])
+    hook("after_status")
 
 
 def mark_complete(store: GraphStore, article_ids: list[str]) -> int:

@@ -290,6 +290,33 @@ def read_pubmed_xml(path: str | Path) -> Iterator[PubMedRecord]:
         raise DataError(f"{path}: not well-formed PubMed XML ({exc}); download it again from PubMed.") from exc
 
 
+def read_deleted_pmids(path: str | Path) -> list[str]:
+    """PMIDs listed in the ``DeleteCitation`` elements of a PubMed XML file (plain or gzip), in file order.
+
+    NLM's daily update files (``pubmedNNnNNNN.xml.gz`` after the baseline) end with a ``DeleteCitation``
+    element naming the citations withdrawn since; a baseline file has none. Non-XML files have none either.
+
+    Raises
+    ------
+    DataError
+        If the XML is not well-formed, or a listed PMID is not a positive integer.
+    """
+    from lxml import etree
+
+    path = Path(path)
+    if not path.name.lower().removesuffix(".gz").endswith(".xml"):
+        return []
+    pmids: list[str] = []
+    try:
+        with _open_binary(path) as fh:
+            for _, elem in etree.iterparse(fh, events=("end",), tag="DeleteCitation", recover=False):
+                pmids += [_clean_pmid(p.text, f"{path.name} DeleteCitation") for p in elem.findall("PMID")]
+                elem.clear()
+    except etree.XMLSyntaxError as exc:
+        raise DataError(f"{path}: not well-formed PubMed XML ({exc}); download it again from PubMed.") from exc
+    return pmids
+
+
 def _xml_text(elem: object) -> str:
     from lxml import etree
 
