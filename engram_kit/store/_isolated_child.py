@@ -165,7 +165,8 @@ def readable_paths(db_path: str) -> list[str]:
 
     here = os.path.dirname(os.path.abspath(db_path)) or "."
     pythons = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))}
-    return [here, *sorted(pythons), "/proc/self", "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/dev/urandom"]
+    return [here, *sorted(pythons), "/proc/self", "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/dev/urandom",
+            "/usr/share/zoneinfo"]
 
 
 #: Least heap a query is given past the open database, MiB (the result rows, Python, thread stacks).
