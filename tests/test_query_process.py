@@ -176,3 +176,28 @@ def test_a_three_hop_pattern_on_the_hub_is_refused_with_its_budget_not_a_crash(w
     # the shortest-path form the refusal suggests answers
     short = desk.query("MATCH (a {id: $id})-[* SHORTEST 1..3]-(b) RETURN count(DISTINCT b) AS n", {"id": hub_id})
     assert short.status == "ok" and short.rows[0][0] > degree
+
+
+def test_threads_share_one_query_process(tmp_path):
+    # a fresh store: four threads start its first query at once; one query process serves all of them
+    import threading
+
+    import psutil
+
+    nodes = pd.DataFrame({"id": ["Gene::1", "Gene::2"], "kind": "Gene", "identifier": ["1", "2"], "name": ["A", "B"]})
+    edges = pd.DataFrame({"source": ["Gene::1"], "metaedge": "GiG", "target": ["Gene::2"], "sources": "t",
+                          "license": "", "unbiased": "", "pubmed_ids": ""})
+    fresh = LadybugStore(tmp_path / "graph.lbug")
+    fresh.load_knowledge_graph(nodes, edges, progress=False)
+    counts: list[int] = []
+    threads = [threading.Thread(target=lambda: counts.append(len(execute_read_only(
+        fresh, "MATCH (g:Gene) RETURN g.id", {}, 10.0)))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert counts == [2, 2, 2, 2]
+    children = [c for c in psutil.Process().children() if "_isolated_child.py" in " ".join(c.cmdline())
+                and str(tmp_path) in " ".join(c.cmdline())]
+    assert len(children) == 1
+    fresh.close()

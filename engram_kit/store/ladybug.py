@@ -247,6 +247,7 @@ class LadybugStore(CypherStore):
         self._other_conns: list[lb.Connection] = []
         self._owner = threading.get_ident()
         self._write_lock = threading.RLock()
+        self._isolated_lock = threading.Lock()
         self._isolated: IsolatedReader | None = None  # the evidence desk's query process, started on first use
         self._open()
         stored = self._stored_schema()
@@ -619,8 +620,9 @@ class LadybugStore(CypherStore):
         from engram_kit.store.isolated import IsolatedLimits
 
         self._connection()  # a closed store refuses here, as every other method does
-        if self._isolated is None:
-            self._isolated = IsolatedReader(self.path)
+        with self._isolated_lock:  # threads: one query process per store
+            if self._isolated is None:
+                self._isolated = IsolatedReader(self.path)
         limits = IsolatedLimits(timeout_s=timeout_s, grace_s=max(2.0, timeout_s), max_rows=max_rows,
                                 max_bytes=max_bytes, max_memory_mb=max_memory_mb)
         result = self._isolated.run(cypher, parameters, limits)
