@@ -88,7 +88,8 @@ class Case:
 
     family: str
     name: str
-    kind: str  # "cli" (engram argv), "api" (a function name in API_CASES), "desk" (a Cypher query)
+    kind: str  # "cli" (engram argv), "api" (a function name in API_CASES), "desk" (a Cypher query through the
+    # desk's runner), "desk-raw" (a Cypher query sent to the query process directly, the guard bypassed)
     arg: Any
     allow: dict[str, int | str] = field(default_factory=dict)  # "+": any growth (a document's content)
     expect_exit: int = 2  # -1: a clean refusal (exit 2) and a clean acceptance (exit 0) both end well
@@ -444,6 +445,35 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
         ("string of 7,000 characters", "RETURN '" + "x" * 7000 + "' AS s"),
     ]
     out += [Case("desk-query bombs", name, "desk", query, expect_exit=-1) for name, query in desk]
+    # issue 31: file readers through the query process itself (the guard bypassed: "desk-raw") and through
+    # the guard; a file holding FILE_SECRET must give zero bytes of it in any reply
+    secret_csv, broken_csv = scratch / "secret.csv", scratch / "secret-broken.csv"
+    readers = [
+        ("LOAD FROM a .csv", f"LOAD FROM '{secret_csv}' RETURN *"),
+        ("LOAD FROM a malformed .csv", f"LOAD FROM '{broken_csv}' RETURN *"),
+        ("LOAD FROM /etc/passwd as csv", "LOAD FROM '/etc/passwd' (file_format='csv', delim=':') RETURN *"),
+        ("CALL READ_CSV_SERIAL", f"CALL READ_CSV_SERIAL('{secret_csv}') RETURN *"),
+        ("CALL READ_PARQUET", f"CALL READ_PARQUET('{secret_csv}') RETURN *"),
+        ("COPY FROM", f"COPY Gene FROM '{secret_csv}'"),
+        ("IMPORT DATABASE", f"IMPORT DATABASE '{scratch}'"),
+        ("LOAD after a MATCH", f"MATCH (g:Gene) WITH g LIMIT 1 LOAD FROM '{secret_csv}' RETURN *"),
+    ]
+    out += [Case("file loaders (query process)", name, "desk-raw", query, expect_exit=-1) for name, query in readers]
+    out += [Case("file loaders (guarded)", name, "desk", query, expect_exit=-1) for name, query in readers[:3]]
+    hub = "MATCH p=(a:Gene {name: 'APP'})"
+    out += [Case("variable-length on a hub", name, "desk", query, expect_exit=-1) for name, query in [
+        ("APP *1..2 count(p)", hub + "-[*1..2]-(b) RETURN count(p) AS n"),
+        ("APP *1..3 count(p)", hub + "-[*1..3]-(b) RETURN count(p) AS n"),
+        ("APP *1..4 count(p)", hub + "-[*1..4]-(b) RETURN count(p) AS n"),
+        ("APP *1..3 names", "MATCH (a:Gene {name: 'APP'})-[*1..3]-(b) RETURN b.name LIMIT 20"),
+        ("APP * SHORTEST 1..4", "MATCH (a:Gene {name: 'APP'})-[* SHORTEST 1..4]-(b) RETURN count(DISTINCT b) AS n"),
+    ]]
+    out += [Case("threads", "8 threads ingest 2 records each, 2 readers", "api", "eight_threads",
+                 allow={"complete_articles": 16, "Passage": 16, "vectors": 16, **GROWS}, expect_exit=0),
+            Case("embedder mismatch", "another 384-d model", "api", "other_embedder",
+                 expect_text="allow_embedder_mismatch=True"),
+            Case("embedder mismatch", "a 256-d model", "api", "embedder_256",
+                 expect_text="256-dimensional vectors of")]
     # secrets: a made-up key in the environment, the LLM unreachable (a closed local port as proxy); the key
     # must appear in no output, log line (DEBUG), run bundle, cassette or workspace file
     secret = {"ANTHROPIC_API_KEY": SECRET, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
@@ -461,6 +491,9 @@ def cases(inputs: dict[str, Path], scratch: Path) -> list[Case]:
     ]
     return out
 
+
+#: The content of the file-loader cases' files (must appear in no reply).
+FILE_SECRET = "FILE-SECRET-5b1e-NOT-REAL"
 
 #: The made-up API key of the secrets cases (never a real key).
 SECRET = "sk-ant-probe-0123456789-NOT-A-REAL-KEY-abcdef"
@@ -494,7 +527,64 @@ def _api_cases() -> dict[str, Callable[[Any, Path], str]]:
 
         raise DataError("; ".join(messages))
 
-    return {**{f.__name__: f for f in (pmid_abc, empty_abstract, nul_name, oversize_bytes, two_empty_files)},
+    def eight_threads(ws: Any, inputs: Path) -> str:
+        import threading
+
+        errors: list[str] = []
+
+        def write(w: int) -> None:
+            try:
+                ws.ingest([PubMedRecord(pmid=str(9_500_000 + w * 10 + j), title=f"Thread {w} study {j}",
+                                        abstract=f"Metformin lowers glucose in type 2 diabetes (thread {w}, {j}).")
+                           for j in range(2)])
+            except Exception as exc:  # noqa: BLE001 - collected
+                errors.append(repr(exc))
+
+        def read() -> None:
+            try:
+                for _ in range(3):
+                    ws.retrieve("What does metformin treat?")
+            except Exception as exc:  # noqa: BLE001
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=write, args=(w,), daemon=True) for w in range(8)]
+        threads += [threading.Thread(target=read, daemon=True) for _ in range(2)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 240
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        if any(t.is_alive() for t in threads):
+            raise TimeoutError(f"{sum(t.is_alive() for t in threads)} threads still running after 240 s (a hang)")
+        if errors:
+            raise RuntimeError("; ".join(errors))
+        return "8 writers and 2 readers finished"
+
+    def _embedder(dimension: int) -> Any:
+        import numpy as np
+
+        from engram_kit.embeddings.base import BaseEmbedder, EmbedderSpec
+
+        class Other(BaseEmbedder):
+            spec = EmbedderSpec(name=f"another {dimension}-d model", backend="other", dimension=dimension,
+                                tokenizer="whitespace", max_tokens=None)
+
+            def _encode_fitting(self, texts: list[str], batch_size: int) -> Any:
+                return np.ones((len(texts), dimension), dtype=np.float32)
+        return Other()
+
+    def other_embedder(ws: Any, inputs: Path) -> str:
+        from engram_kit.workspace import Workspace
+
+        return str(Workspace.open(ws.path, read_only=True, embedder=_embedder(384)))
+
+    def embedder_256(ws: Any, inputs: Path) -> str:
+        from engram_kit.workspace import Workspace
+
+        return str(Workspace.open(ws.path, read_only=True, embedder=_embedder(256)))
+
+    return {**{f.__name__: f for f in (pmid_abc, empty_abstract, nul_name, oversize_bytes, two_empty_files,
+                                    eight_threads, other_embedder, embedder_256)},
             **_quiet_api_cases()}
 
 
@@ -526,7 +616,7 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
         else:
             from engram_kit.workspace import Workspace
 
-            ws = Workspace.open(workspace, read_only=case.kind == "desk")
+            ws = Workspace.open(workspace, read_only=case.kind in ("desk", "desk-raw"))
             ws.settings.progress = False
             try:
                 if case.kind == "api":
@@ -538,7 +628,10 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
                 else:
                     from engram_kit.evidence import DeskLimits, QueryRunner
 
-                    artifact = QueryRunner(ws.store, DeskLimits()).run(case.arg)  # the defaults a new workspace gets
+                    if case.kind == "desk-raw":  # the query process itself, the guard bypassed
+                        artifact = _run_raw(ws.store, case.arg)
+                    else:
+                        artifact = QueryRunner(ws.store, DeskLimits()).run(case.arg)  # a new workspace's defaults
                     reader = getattr(ws.store, "_isolated", None)  # the query process, if one ran the query
                     child_peak = 0
                     if reader is not None:
@@ -559,6 +652,24 @@ def run_child(case: Case, workspace: Path, inputs: Path, result_path: Path) -> N
         result["exception"] = "".join(traceback.format_exception(exc))[-4000:]
     result["seconds"] = round(time.perf_counter() - t0, 2)
     result_path.write_text(json.dumps(result))
+
+
+def _run_raw(store: Any, cypher: str) -> Any:
+    """An artifact of ``cypher`` run by the query process directly (no guard), as the runner records it."""
+    from engram_kit.errors import EngramError, QueryGuardError
+    from engram_kit.evidence import DeskLimits, execute_read_only
+    from engram_kit.evidence.artifacts import Artifact
+
+    limits, artifact = DeskLimits(), Artifact(id="q1", text=cypher)
+    try:
+        frame = execute_read_only(store, cypher, {}, limits.query_timeout_s, max_rows=limits.max_rows,
+                                  max_bytes=limits.max_bytes, max_memory_mb=limits.max_memory_mb)
+        artifact.rows = frame.head(limits.max_rows).astype(str).values.tolist()
+    except QueryGuardError as exc:
+        artifact.status, artifact.error = "refused", str(exc)
+    except EngramError as exc:
+        artifact.status, artifact.error = "failed", str(exc)
+    return artifact
 
 
 def _vm_hwm_mib(pid: int) -> int:
@@ -693,12 +804,13 @@ BASE_SNAPSHOT: dict[str, Any] = {}
 def classify(case: Case, result: dict[str, Any], code: int, killed: str, stderr: str, after: dict[str, Any],
              scratch: Path) -> tuple[str, str]:
     """``handled`` / ``data changed`` / ``crash`` and the reason (see the module docstring)."""
-    if killed:
+    if killed:  # the wall clock: a hang; the memory watchdog: a crash
         return ("hang" if killed.startswith("timeout") else "crash"), killed
     if code != 0 or not result:
         return "crash", f"child exit status {code}: {stderr.strip().splitlines()[-1:] if stderr else ''}"
     if result.get("exception"):
-        return "crash", result["exception"].strip().splitlines()[-1]
+        last_line = result["exception"].strip().splitlines()[-1]
+        return ("hang" if "(a hang)" in last_line else "crash"), last_line
     text = (result.get("error", "") or "") + "\n" + (result.get("output", "") or "")
     if "Traceback" in text:
         return "crash", "traceback in the output"
@@ -738,7 +850,9 @@ def classify(case: Case, result: dict[str, Any], code: int, killed: str, stderr:
     if changed:
         return "data changed", "; ".join(changed)
     last = text.strip().splitlines()[-1][:160] if text.strip() else ""
-    if case.kind == "desk":
+    if FILE_SECRET in text or FILE_SECRET in json.dumps(result):
+        return "data changed", "FILE CONTENT in the reply"
+    if case.kind in ("desk", "desk-raw"):
         status = result.get("desk_status")
         if status in ("refused", "failed") and result.get("error"):
             return "handled", f"{status}: {result['error'][:160]}"
@@ -819,8 +933,8 @@ def write_table(rows: list[dict[str, Any]], seconds: float, note: str = "") -> s
         "(partial commits, orphan objects, drift, a complete document with 0 passages, a file written by a "
         "query, an API key found in an output, log, bundle or workspace file, a stored text that differs from the "
         "page). *Silent*: accepted with exit 0 but nothing stored, nothing linked that the input names, or damage "
-        "nobody is told about (issue 31.5). *Crash*: traceback, signal, non-Engram exception or watchdog. *Hang*: "
-        "the wall-clock timeout.", "",
+        "nobody is told about (issue 31.5). *Crash*: traceback, signal, non-Engram exception or the memory watchdog. *Hang*: "
+        "stopped at the wall-clock limit.", "",
         *lines, "",
         f"Cases at or above the issue's {RSS_LIMIT_MIB} MiB ceiling: "
         + (", ".join(f"{r['case']} ({r['peak_rss_mib']}/{r['peak_tree_mib']} MiB)" for r in over) or "none") + ".", "",
@@ -872,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
     base, inputs, scratch = work / "base", work / "inputs", work / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "secret.csv").write_text(f"name,secret\nalice,{FILE_SECRET}\n")
+    (scratch / "secret-broken.csv").write_text(f'{FILE_SECRET} "unterminated\nsecond,x,y\n')
     print(f"work folder {work}", flush=True)
     build_base(base, env)
     paths = build_inputs(inputs)

@@ -1,7 +1,10 @@
 """Soak: concurrent read-only readers beside one writer ingesting, then a consistency and memory check.
 
 Run ``python -m benchmarks.soak [--minutes 3] [--readers 1] [--light-readers 20] [--quiet-seconds 60]
-[--batch 100]``. A workspace is created from the bundled sample (all Hetionet nodes, the sample edges)
+[--batch 100] [--writer-threads 1] [--thread-readers 0]``. With ``--writer-threads N`` the writer process ingests
+its batches from N threads sharing one open ``Workspace`` and ``--thread-readers M`` threads of it read
+through that workspace beside them (retrieval, desk queries, a variable-length pattern on the hub gene):
+errors, crashes of the query process and hangs (a thread alive 15 min past the writing time) are reported. A workspace is created from the bundled sample (all Hetionet nodes, the sample edges)
 under ``benchmarks/.cache/soak`` (rebuilt each run). One writer process ingests PubMed records in batches
 (the 6,107 shared abstracts when ``../shared/data`` is present, else the 430 bundled ones) until the time
 is up. Beside it:
@@ -81,26 +84,87 @@ def _batches(source: Path, batch: int, folder: Path) -> list[Path]:
     return files
 
 
-def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready: Any, out: Any) -> None:
-    """Ingest batches for ``minutes`` from the moment the workspace is open (at least ``min_batches``)."""
+#: What the writer process's reader threads ask beside its writer threads: a retrieval, a guarded desk query
+#: and a variable-length pattern on the sample's hub gene (a refusal with its budget is a good answer there;
+#: a crash or hang is not).
+THREAD_QUERIES = ("MATCH (g:Gene {name: 'APP'})-[:INTERACTS_GiG]-(o) RETURN count(o) AS n",
+                  "MATCH p=(a:Gene {name: 'APP'})-[*1..3]-(b) RETURN count(p) AS n")
+
+
+def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready: Any, out: Any,
+            threads: int = 1, thread_readers: int = 0) -> None:
+    """Ingest batches for ``minutes`` from the moment the workspace is open (at least ``min_batches``).
+
+    With ``threads`` > 1 the batches are shared out to that many threads of this process, all writing
+    through the one open ``Workspace``; ``thread_readers`` threads read through it beside them (retrieval
+    and desk queries, :data:`THREAD_QUERIES`) until the writers end. Thread errors are reported like the
+    writer's; a thread still alive 15 minutes after the writing time is a hang."""
+    import threading
+
     from engram_kit.workspace import Workspace
 
-    done, records, errors = 0, 0, []
+    done, records, errors, reads, refused = [0], [0], [], [0], [0]
+    lock = threading.Lock()
     try:
         with Workspace.open(path) as ws:
             ws.settings.progress = False
             ready.set()
             deadline = time.time() + minutes * 60
-            for file in files:
-                if time.time() > deadline and done >= min_batches:
-                    break
-                report = ws.ingest(file)
-                records += report.ingested
-                done += 1
+            queue = list(files)
+            writing_done = threading.Event()
+
+            def write() -> None:
+                while True:
+                    with lock:
+                        if not queue or (time.time() > deadline and done[0] >= min_batches):
+                            return
+                        file = queue.pop(0)
+                    try:
+                        report = ws.ingest(file)
+                    except Exception:  # noqa: BLE001 - reported in the table
+                        errors.append(traceback.format_exc(limit=3))
+                        return
+                    with lock:
+                        records[0] += report.ingested
+                        done[0] += 1
+
+            def read() -> None:
+                desk = ws.evidence_desk()
+                while not writing_done.is_set():
+                    try:
+                        ws.retrieve(QUESTIONS[reads[0] % len(QUESTIONS)])
+                        for text in THREAD_QUERIES:
+                            artifact = desk.query(text)
+                            if artifact.status != "ok":
+                                refused[0] += 1
+                                if "crashed" in artifact.error:
+                                    errors.append(f"desk query crashed its process: {artifact.error}")
+                        reads[0] += 1
+                    except Exception:  # noqa: BLE001
+                        errors.append(traceback.format_exc(limit=3))
+                        return
+
+            writers = [threading.Thread(target=write, daemon=True) for _ in range(max(1, threads))]
+            readers = [threading.Thread(target=read, daemon=True) for _ in range(thread_readers)]
+            for t in writers + readers:
+                t.start()
+            hang_at = deadline + 900
+            for t in writers:
+                t.join(max(0.0, hang_at - time.time()))
+            writing_done.set()
+            for t in readers:
+                t.join(max(0.0, hang_at + 120 - time.time()))
+            stuck = sum(t.is_alive() for t in writers + readers)
+            if stuck:
+                errors.append(f"HANG: {stuck} thread(s) still running 15 min after the writing time")
     except Exception:  # noqa: BLE001 - reported in the table
         errors.append(traceback.format_exc(limit=3))
     ready.set()  # never leave the readers waiting
-    out.put(("writer", {"batches": done, "records": records, "errors": errors}))
+    result: dict[str, Any] = {"batches": done[0], "records": records[0], "errors": errors}
+    if threads > 1 or thread_readers:
+        result.update({"writer threads": threads, "reader threads": thread_readers, "thread reads": reads[0],
+                       "desk refusals": refused[0]})
+    out.put(("writer", result))
 
 
 def _refusal_or_error(exc: Exception, errors: list[str]) -> int:
@@ -240,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="readers go on this long after the writer has closed (the byte check)")
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--min-batches", type=int, default=3, help="the writer ingests at least this many")
+    parser.add_argument("--writer-threads", type=int, default=1,
+                        help="threads of the writer process ingesting through its one Workspace (issue 31)")
+    parser.add_argument("--thread-readers", type=int, default=0,
+                        help="threads of the writer process reading through that Workspace beside them")
+    parser.add_argument("--results", default="soak.md", help="file under benchmarks/results/ for the table")
     parser.add_argument("--pause", type=float, default=1.0,
                         help="seconds a light reader waits between cycles (20 readers without a pause saturate 2 cores)")
     args = parser.parse_args(argv)
@@ -261,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     snapshots_before = _snapshots()
     ready, writing = ctx.Event(), ctx.Value("i", 1)
     reader_deadline = ctx.Value("d", time.time() + 7 * 24 * 3600)  # moved to writer end + quiet seconds
-    procs = {"writer": ctx.Process(target=_writer, args=(str(path), files, args.minutes, args.min_batches, ready, out))}
+    procs = {"writer": ctx.Process(target=_writer, args=(str(path), files, args.minutes, args.min_batches, ready, out,
+                                                         args.writer_threads, args.thread_readers))}
     procs["writer"].start()
     # readers start now (imports take a while) but begin their cycles only once the writer holds the workspace
     for i in range(args.readers):
@@ -334,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "soak.md").write_text(text, encoding="utf-8")
+    (RESULTS / args.results).write_text(text, encoding="utf-8")
     ok = bool(quiet_cycles) and not errors and not changed and not left and consistency["passages without vector"] == 0 \
         and consistency["vectors without passage"] == 0 and consistency["check() consistent"] == 1
     return 0 if ok else 1

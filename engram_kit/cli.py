@@ -370,8 +370,14 @@ def _desk_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_desk(args: argparse.Namespace) -> int:
+    from engram_kit.evidence.guard import looks_like_cypher
     from engram_kit.llm.factory import build_llm
 
+    if looks_like_cypher(args.question):  # a typed query is not a question ("BAR" resolved to three genes)
+        print("note: this is a Cypher query, not a question; it runs as `engram cypher` does (guarded, read-only).",
+              file=sys.stderr)
+        args.params, args.csv = [], False
+        return cmd_cypher(args)
     llm = build_llm(args.llm, model=args.model, cassette=args.cassette)
     with _open(args, read_only=True) as ws:
         result = ws.run_desk(args.question, llm=llm)
@@ -384,6 +390,61 @@ def cmd_desk(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+# --- engram cypher: one guarded read-only query (engram_kit.evidence) --------------------------------------
+def _cypher_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram cypher``."""
+    _workspace_arg(p)
+    p.add_argument("question", metavar="QUERY", help="one read-only Cypher statement, e.g. \"MATCH (g:Gene {name: "
+                                                     "'APP'})-[:INTERACTS_GiG]-(o) RETURN o.name\"")
+    p.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=VALUE",
+                   help="a query parameter ($NAME); VALUE is read as JSON when it parses (42, \"x\", [1,2]), else as "
+                        "text; repeatable")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the artifact (query, rows, cut, error) as JSON")
+    form.add_argument("--csv", action="store_true", help="print the rows as CSV with a row-citation column")
+    p.add_argument("--rows", type=int, default=None, help="rows shown in the table (default: all kept rows)")
+
+
+def _query_parameters(pairs: list[str]) -> dict[str, object]:
+    parameters: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise DataError(f"--param {pair!r} is not NAME=VALUE; write e.g. --param name=APP.")
+        try:
+            parameters[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            parameters[name.strip()] = value
+    return parameters
+
+
+def cmd_cypher(args: argparse.Namespace) -> int:
+    """Run one query through the evidence desk's guard and query process (budgets of the workspace's
+    ``desk`` settings); rows are cited ``q1:r1``... Exit 0 with rows, 2 when refused or failed (the reason,
+    the rule and how to fix the query on stderr)."""
+    import csv
+
+    with _open(args, read_only=True) as ws:
+        artifact = ws.evidence_desk().query(args.question, _query_parameters(args.params))
+    if args.json:
+        print(json.dumps(artifact.to_dict(), indent=2, default=str, ensure_ascii=False))
+    elif artifact.status == "ok" and args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(["row", *artifact.columns])
+        for row_id, row in zip(artifact.row_ids, artifact.rows):
+            writer.writerow([f"{artifact.id}:{row_id}",
+                             *(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in row)])
+    elif artifact.status == "ok":
+        print(artifact.render(max_rows=args.rows))
+    if artifact.status != "ok":
+        print(f"error: {artifact.error}", file=sys.stderr)
+        return 2
+    if artifact.truncated:
+        print(f"note: rows cut at the {artifact.truncation} (desk settings); ask count(*) for totals.",
+              file=sys.stderr)
+    return 0
 
 
 # --- scale-out: Neo4j backend, migration, neo4j-admin export (engram_kit.store.neo4j, .export) ---------
@@ -828,6 +889,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("desk", "investigate a question with bounded read-only Cypher; prints artifacts, row-cited claims, "
                     "outcome and withheld count",
             _desk_args, cmd_desk),
+    Command("cypher", "run one read-only Cypher query with the desk's guard and budgets; rows cited q1:r1 "
+                      "(table, --json, --csv)",
+            _cypher_args, cmd_cypher),
     Command("docs", "list uploaded documents (title, status, passages, entities, seconds)",
             _docs_args, cmd_docs),
     Command("doc", "show one document: metadata, sections with summaries, entities, statistics",

@@ -239,8 +239,10 @@ class Settings:
         source="engram-kit (issue 21): the issue's 2 GB ceiling for a refused input counts the caller too "
                "(about 970 MiB for the CLI with a workspace open), so the query process gets about half",
         help="Memory of the embedded store's query process, MiB: its buffer pool is at most half of it and its "
-             "heap is limited (RLIMIT_DATA) to the rest, so a query needing more fails inside it and is refused "
-             "(Neo4j bounds it with its own transaction memory settings).")
+             "heap is limited (RLIMIT_DATA, set after the query is planned) to the rest, so a query needing more "
+             "fails inside it and is refused (Neo4j bounds it with its own transaction memory settings). It bounds "
+             "the query process only, not the calling process (the CLI with a workspace open holds ~970 MiB): the "
+             "whole operation's peak is the caller's plus this, as benchmarks/bad_inputs.py reports.")
     desk_list_limit: int = setting(
         25, section="desk", unit="rows", range=">= 1", check=_positive_int, source="engram-kit",
         help="Related entities listed per desk template query, and edges per direction (and paths) of an edge "

@@ -22,11 +22,13 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import wraps
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -69,6 +71,30 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _loads_once(method: _F) -> _F:
+    """Build a lazily loaded part under the workspace's load lock, so threads sharing a workspace never build
+    one part twice (two threads creating the chromadb client of one folder: "Could not connect to tenant
+    default_tenant"). A re-entrant lock: parts load parts (resolver -> lexicon, embedder)."""
+    @wraps(method)
+    def locked(self: Workspace, *args: Any, **kwargs: Any) -> Any:
+        with self._load_lock:
+            return method(self, *args, **kwargs)
+    return cast(_F, locked)
+
+
+def _writes(method: _F) -> _F:
+    """Run a write under the workspace's write lock: concurrent writes of threads sharing a workspace run one
+    after the other (issue 31 item 1: eight threads ingesting at once hung in the graph store); reads do
+    not take it and run beside them."""
+    @wraps(method)
+    def locked(self: Workspace, *args: Any, **kwargs: Any) -> Any:
+        with self._write_lock:
+            return method(self, *args, **kwargs)
+    return cast(_F, locked)
+
 MANIFEST = "manifest.json"
 #: Bumped when the on-disk layout changes incompatibly.
 FORMAT_VERSION = 1
@@ -109,6 +135,8 @@ class Workspace:
         self.read_only = read_only
         self.settings = Settings.from_dict(manifest.get("settings", {}))
         self._embedder = embedder
+        self._load_lock = threading.RLock()  # lazily loaded parts (see _loads_once)
+        self._write_lock = threading.RLock()  # writes, one at a time (see _writes)
         self._vectors: VectorStore | None = None
         self._vector_server: ChromaServerConfig | None = None  # set by create(); else rebuilt from the manifest
         self._nodes: pd.DataFrame | None = None
@@ -235,13 +263,21 @@ class Workspace:
         return ws
 
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False, embedder: Embedder | None = None) -> Workspace:
+    def open(cls, path: str | Path, *, read_only: bool = False, embedder: Embedder | None = None,
+             allow_embedder_mismatch: bool = False) -> Workspace:
         """Reopen a workspace (fast: heavy parts load on first use).
+
+        ``embedder`` (default: the recorded model, loaded on first use) must be the model that made the
+        workspace's vectors: its name and recipe (:func:`check_embedder`) are compared with
+        ``manifest["embedding_model"]``. ``allow_embedder_mismatch=True`` is an expert override that accepts
+        another model of the same dimension (rankings then compare vectors of two models); a different
+        dimension is refused whatever the override.
 
         Raises
         ------
         WorkspaceError
-            If ``path`` holds no workspace or one of an unsupported format version.
+            If ``path`` holds no workspace or one of an unsupported format version, or ``embedder`` is not
+            the recorded model (both named).
         WorkspaceLockedError
             If another process has it open for writing and ``read_only`` is False.
         """
@@ -254,11 +290,14 @@ class Workspace:
         if manifest.get("format_version") != FORMAT_VERSION:
             raise WorkspaceError(f"{path} has workspace format {manifest.get('format_version')}, this engram-kit "
                                  f"reads format {FORMAT_VERSION}; recreate it with `engram init --force`.")
+        if embedder is not None:
+            check_embedder(path, manifest["embedding_model"], embedder, allow_mismatch=allow_embedder_mismatch)
         store = _reopen_store(path, manifest, read_only=read_only)
         return cls(path, manifest, store, read_only=read_only, embedder=embedder)
 
     # --- lazily opened parts ---------------------------------------------------------------------
     @property
+    @_loads_once
     def embedder(self) -> Embedder:
         """The passage/question embedder recorded in ``manifest["embedding_model"]`` (the registry backend the
         workspace was built with; see :mod:`engram_kit.embeddings`).
@@ -273,6 +312,7 @@ class Workspace:
         return self._embedder
 
     @property
+    @_loads_once
     def vectors(self) -> VectorStore:
         """The passage vector store recorded in ``manifest["vector_store"]`` (local chromadb, or a Chroma server
         whose token comes from ``$CHROMA_TOKEN``); raises BackendUnavailableError if that server is down."""
@@ -282,6 +322,7 @@ class Workspace:
         return self._vectors
 
     @property
+    @_loads_once
     def nodes(self) -> pd.DataFrame:
         """Knowledge-graph node table: ``id, kind, identifier, name``."""
         if self._nodes is None:
@@ -289,6 +330,7 @@ class Workspace:
         return self._nodes
 
     @property
+    @_loads_once
     def lexicon(self) -> Lexicon:
         """The gazetteer lexicon, from the workspace cache; rebuilt from the recorded synonym tables when the
         cache was written by another engram-kit version (saved again unless the workspace is read-only)."""
@@ -312,6 +354,7 @@ class Workspace:
         return lexicon
 
     @property
+    @_loads_once
     def extractor(self) -> EntityExtractor:
         """The extractor of questions and literature maps (dictionary + abbreviations, no NER)."""
         if self._extractor is None:
@@ -319,6 +362,7 @@ class Workspace:
         return self._extractor
 
     @property
+    @_loads_once
     def ingestion_extractor(self) -> EntityExtractor:
         """The extractor of ingested abstracts and documents: :attr:`extractor` plus the BC5CDR training-split
         term tagger (:data:`~engram_kit.extraction.extractor.INGESTION_NER`), whose spans without a graph node
@@ -329,6 +373,7 @@ class Workspace:
         return self._ingestion_extractor
 
     @property
+    @_loads_once
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
             graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
@@ -338,6 +383,7 @@ class Workspace:
                                             max_candidates=self.settings.max_candidates, node_prior=degree)
         return self._resolver
 
+    @_loads_once
     def graph_index(self) -> GraphIndex:
         """The combined KG + literature graph for PPR, rebuilt only when the literature changed."""
         version = int(self._read_manifest().get("literature_version", 0))
@@ -349,6 +395,7 @@ class Workspace:
             self._index = (version, GraphIndex.build(self._kg_graph, self.store.literature_edges(), sources))
         return self._index[1]
 
+    @_loads_once
     def lexical_index(self) -> LexicalIndex:
         """The BM25 index of the passages (hybrid first stage), rebuilt only when the literature changed."""
         version = int(self._read_manifest().get("literature_version", 0))
@@ -366,6 +413,7 @@ class Workspace:
                          lexical=self.lexical_index)
 
     # --- main operations -------------------------------------------------------------------------
+    @_writes
     def ingest(self, source: str | Path | Iterable[PubMedRecord], *, total: int | None = None,
                skip_bad: bool = False, workers: int = 1, engine: str = "local",
                address: str | None = None) -> IngestReport:
@@ -427,6 +475,7 @@ class Workspace:
             report.duplicates, report.skipped = check.duplicates, check.bad
         return report
 
+    @_writes
     def check(self, *, repair: bool = False, progress: bool | None = None) -> ConsistencyReport:
         """Compare the graph's passages with the vector store; with ``repair``, make them agree.
 
@@ -467,6 +516,7 @@ class Workspace:
         return composer
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
+    @_loads_once
     def knowledge_graph(self) -> CSRGraph:
         """The knowledge-graph CSR (domain nodes only, cached at creation): agents' paths and PPR."""
         if self._kg_graph is None:
@@ -585,6 +635,7 @@ class Workspace:
 
     # --- document repository (PDFs, web pages, text files); see engram_kit.ingestion.documents -----
     @property
+    @_loads_once
     def documents(self):  # noqa: ANN201 - DocumentRepository (lazy import)
         """The :class:`~engram_kit.ingestion.documents.DocumentRepository` of this workspace: add, list,
         inspect, delete and reprocess uploaded documents (originals kept in ``<workspace>/objects/``)."""
@@ -602,6 +653,7 @@ class Workspace:
                 on_change=self._bump_literature_version)
         return repository
 
+    @_writes
     def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,  # noqa: ANN201
                    as_new: bool = False):
         """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
@@ -620,12 +672,14 @@ class Workspace:
             return self.documents.add_bytes(source, filename or "upload.pdf", as_new=as_new)
         return self.documents.add_file(source, as_new=as_new)
 
+    @_writes
     def ingest_url(self, url: str, *, as_new: bool = False):  # noqa: ANN201 - DocumentReport (lazy import)
         """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
         :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
         self._require_writable("ingest documents")
         return self.documents.add_url(url, as_new=as_new)
 
+    @_writes
     def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
         """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
         (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
@@ -669,6 +723,7 @@ class Workspace:
         """Where PPR runs: the store's engine (GDS on the server for Neo4j, the embedded CSR solver otherwise)."""
         return self.store.ppr_engine()
 
+    @_writes
     def migrate_to_neo4j(self, dest: str | Path, neo4j: Any = None, *, overwrite: bool = False,
                          articles_per_batch: int = 200, vectors: Any = None) -> Workspace:
         """Copy this (embedded) workspace into Neo4j: a new workspace folder ``dest`` whose graph is on the server.
@@ -731,6 +786,7 @@ class Workspace:
         migrated._vector_server = vector_server
         return migrated
 
+    @_writes
     def close(self) -> None:
         """Close the store and the vector store (if opened); idempotent."""
         self.store.close()
@@ -779,6 +835,7 @@ class Workspace:
             self.manifest = json.loads((self.path / MANIFEST).read_text())
         return self.manifest
 
+    @_writes
     def _bump_literature_version(self) -> None:
         self.manifest["literature_version"] = int(self.manifest.get("literature_version", 0)) + 1
         _write_manifest(self.path, self.manifest)
@@ -790,6 +847,49 @@ def _embedder_manifest(embedder: Embedder) -> dict[str, Any]:
     if spec is not None and hasattr(spec, "to_manifest"):
         return spec.to_manifest()
     return {"name": embedder.name, "dimension": embedder.dimension}
+
+
+#: Fields of ``manifest["embedding_model"]`` that make two embedders' vectors the same: the model's name and
+#: its recipe (registry backend, tokenizer, input limit, how long texts are pooled).
+EMBEDDER_RECIPE_KEYS: tuple[str, ...] = ("name", "backend", "dimension", "tokenizer", "max_tokens", "long_texts",
+                                         "window_overlap")
+
+
+def check_embedder(path: Path, recorded: dict[str, Any], embedder: Embedder, *, allow_mismatch: bool = False) -> None:
+    """Refuse an ``embedder`` that did not make the workspace's vectors (``recorded``: its manifest entry).
+
+    Compares :data:`EMBEDDER_RECIPE_KEYS` present on both sides (an embedder outside the registry records
+    only name and dimension). A different dimension is always refused (the vectors cannot be compared);
+    another name or recipe is refused unless ``allow_mismatch`` (the expert override), then logged.
+
+    Raises
+    ------
+    WorkspaceError
+        Naming each side's model and dimension, the fields that differ, and the fix.
+    """
+    given = _embedder_manifest(embedder)
+
+    def side(entry: dict[str, Any]) -> str:
+        return f"{entry.get('name')!r} ({entry.get('dimension')} dims, backend {entry.get('backend', 'unregistered')!r})"
+
+    if int(given.get("dimension", 0)) != int(recorded.get("dimension", 0)):
+        raise WorkspaceError(
+            f"The embedder passed to Workspace.open gives {given.get('dimension')}-dimensional vectors of "
+            f"{side(given)}, but the workspace at {path} holds {recorded.get('dimension')}-dimensional vectors of "
+            f"{side(recorded)}: vectors of different lengths cannot be compared, whatever the override. Open it "
+            "without embedder= (the recorded model loads), or ingest into a new workspace made with the other model.")
+    differs = [k for k in EMBEDDER_RECIPE_KEYS if k in given and k in recorded and given[k] != recorded[k]]
+    if not differs:
+        return
+    detail = "; ".join(f"{k}: {given[k]!r} given, {recorded[k]!r} recorded" for k in differs)
+    if not allow_mismatch:
+        raise WorkspaceError(
+            f"The embedder passed to Workspace.open is {side(given)}, but the workspace at {path} was embedded with "
+            f"{side(recorded)} ({detail}). Ranking would compare vectors of two models. Open it without embedder= "
+            "(the recorded model loads), ingest into a new workspace made with the other model, or, if you know the "
+            "two give comparable vectors, pass allow_embedder_mismatch=True (expert override).")
+    log.warning("Workspace %s opened with another embedder by override (%s): similarities mix two models.",
+                   path, detail)
 
 
 def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:

@@ -99,6 +99,50 @@ def judge(item: dict[str, Any], result) -> tuple[bool, str]:  # noqa: ANN001 - D
     raise ValueError(kind)
 
 
+class MemoryPeak:
+    """Peak resident memory of this process, of its children (the desk's query process) and of the two
+    together, sampled every ``interval`` seconds from a thread (psutil RSS, MiB). The sum is the whole
+    operation's peak that ``desk_max_memory_mb`` does not bound (it bounds the query process only; issue 31
+    item 7); sampled, so a spike shorter than the interval can be missed (the per-process VmHWM is exact)."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        import threading
+
+        import psutil
+
+        self.interval, self.me = interval, psutil.Process()
+        self.caller = self.child = self.total = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self._stop.wait(self.interval):
+            try:
+                caller = self.me.memory_info().rss
+                child = sum(c.memory_info().rss for c in self.me.children(recursive=True))
+            except psutil.Error:
+                continue
+            self.caller, self.child = max(self.caller, caller), max(self.child, child)
+            self.total = max(self.total, caller + child)
+
+    def __enter__(self) -> MemoryPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def line(self) -> str:
+        mib = 2 ** 20
+        return (f"Peak memory of the whole operation (this process + the desk's query process, sampled every "
+                f"{self.interval * 1000:.0f} ms): {self.total / mib:,.0f} MiB; this process alone "
+                f"{self.caller / mib:,.0f} MiB, the query process alone {self.child / mib:,.0f} MiB "
+                "(`desk_max_memory_mb` bounds only the latter).")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="recompute the reference answers")
@@ -114,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     desk = ws.evidence_desk()
     by_cat: dict[str, list[bool]] = defaultdict(list)
     lines = []
+    memory = MemoryPeak().__enter__()
     for item in items:
         result = desk.investigate(item["question"])
         ok, why = judge(item, result)
@@ -122,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{result.template or '-'} | {why.replace('|', '/')} |")
         if args.verbose:
             print(("OK  " if ok else "BAD ") + item["question"], "::", result.template, "::", why)
+    memory.__exit__()
     answerable = [ok for c, v in by_cat.items() if c != "unanswerable" for ok in v]
     declines = by_cat.get("unanswerable", [])
     seconds = time.perf_counter() - started
@@ -138,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
               *provenance(["ladybug"]), "",
               f"{len(items)} questions; graph: shared Hetionet (1,359,477 edges); wall time {seconds:.0f} s on the "
               "shared, loaded 2-core machine. Rules: `benchmarks/quality/desk_dev.py` docstring.", "",
+              memory.line(), "",
               *table, "", "| id | category | question | correct | plan | detail |", "|---|---|---|---|---|---|", *lines]
     RESULTS.write_text("\n".join(report) + "\n")
     print("\n".join(table))
+    print(memory.line())
     ws.close()
     return 0
 

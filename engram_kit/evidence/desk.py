@@ -33,7 +33,7 @@ from engram_kit.errors import QueryError
 from engram_kit.evidence.answer import desk_answer
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, Validation, validate_claims
-from engram_kit.evidence.plans import evidence_words, plan_claims, plan_queries
+from engram_kit.evidence.plans import distinct_target_names, evidence_words, plan_claims, plan_queries
 from engram_kit.evidence.runner import DeskLimits, QueryRunner
 from engram_kit.evidence.schema import GraphSchema, inspect_schema
 from engram_kit.evidence.search import EntityMatch, matches_frame, question_entities, search_entities
@@ -582,9 +582,10 @@ def template_claims(template: Template, listing: Artifact, count: Artifact) -> l
     """One claim per listed row (in the listing's evidence order, its evidence in brackets as in
     :func:`~engram_kit.evidence.plans.plan_claims`), plus the count claim, each citing its row."""
     claims = []
+    shown = distinct_target_names([(r, listing.row(r) or {}) for r in listing.row_ids])  # "Apoptosis" twice
     for row_id in listing.row_ids:
         row = listing.row(row_id) or {}
-        text = template.phrase.format(source=row.get("source"), target=row.get("target"))
+        text = template.phrase.format(source=row.get("source"), target=shown[row_id])
         evidence = evidence_words(row)
         claims.append(DeskClaim(text + (f" ({evidence})" if evidence else ""), (f"{listing.id}:{row_id}",)))
     total = _count_value(count)

@@ -340,6 +340,31 @@ def check_query(cypher: str, *, max_hops: int = MAX_HOPS) -> GuardedQuery:
     return GuardedQuery(text=cypher[:end].strip(), max_hops=hops, procedures=procedures)
 
 
+#: First words of a Cypher statement (reads and the writes/admin clauses the guard refuses), for
+#: :func:`looks_like_cypher`.
+CYPHER_START_WORDS: frozenset[str] = READ_START_KEYWORDS | FORBIDDEN_KEYWORDS
+_CYPHER_SHAPE = re.compile(r"\bRETURN\b|\(\s*`?\w*`?\s*:\s*`?\w+|-\[|\]-|\)\s*<?-\s*\(|\bYIELD\b",
+                           re.IGNORECASE)
+
+
+def looks_like_cypher(text: str) -> bool:
+    """True when ``text`` is a Cypher statement rather than a question: it starts with a clause keyword
+    (:data:`CYPHER_START_WORDS`) and has a Cypher shape (a ``RETURN``, a labelled node ``(g:Gene``, a
+    relationship ``-[``, ``)--(`` or ``YIELD``). "Match genes to their pathways" is a question.
+
+    Examples
+    --------
+    >>> looks_like_cypher("MATCH (g:Gene {name: 'BAR'}) RETURN g")
+    True
+    >>> looks_like_cypher("Match BAR to its pathways")
+    False
+    """
+    words = text.strip().split(None, 1)
+    if not words or words[0].upper().rstrip("(") not in CYPHER_START_WORDS:
+        return False
+    return bool(_CYPHER_SHAPE.search(text))
+
+
 def with_row_limit(cypher: str, limit: int) -> str:
     """``cypher`` with ``LIMIT limit`` on its final ``RETURN`` when that has no ``LIMIT`` of its own.
 

@@ -175,6 +175,19 @@ def evidence_words(row: dict[str, Any]) -> str:
     return ", ".join(evidence)
 
 
+def distinct_target_names(rows: list[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+    """Row id -> the target's name as a claim shows it: the name, or, where two rows of the listing name
+    different nodes alike (Hetionet has "Apoptosis" from Pathway Commons, ``Pathway::PC7_1684``, and from
+    WikiPathways, ``Pathway::WP254_r84652``: two gene sets), the name with its node id, so the reader sees
+    two concepts and can tell which is which (issue 34 item 7)."""
+    ids_by_name: dict[str, set[str]] = {}
+    for _, row in rows:
+        ids_by_name.setdefault(str(row.get("target")), set()).add(str(row.get("target_id", "")))
+    return {rid: (f"{row.get('target')} ({row.get('target_id')})"
+                  if len(ids_by_name[str(row.get("target"))]) > 1 and row.get("target_id") else str(row.get("target")))
+            for rid, row in rows}
+
+
 def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None, anchor_name: str = ""
                 ) -> tuple[list[DeskClaim], list[str]]:
     """Claims (each citing its row) and notes for a plan's artifacts (see the module docstring); an anchored
@@ -208,8 +221,9 @@ def plan_claims(intent: Intent, listing: Artifact, total: Artifact | None, ancho
                                     (f"{listing.id}:{rows[0][0]}",)))
         return claims, notes
     if intent.aggregate != "count":
+        shown = distinct_target_names(rows)
         for rid, row in rows:
-            anchor, name = str(row.get("anchor")), str(row.get("target"))
+            anchor, name = str(row.get("anchor")), shown[rid]
             if len(hops) == 1:
                 ev = evidence_words(row)
                 text = hop_phrase(hop, anchor, name) + (f" ({ev})" if ev else "")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -54,6 +55,15 @@ DENIED_PLAN_WORDS: tuple[str, ...] = (
 )
 
 _CHILD = Path(__file__).with_name("_isolated_child.py")
+
+#: What to do when a variable-length pattern runs out of the memory or time budget. LadybugDB enumerates
+#: every walk of ``-[*1..k]-`` (with ``RETURN count(p)`` or ``count(b)`` alike): from APP, the bundled
+#: sample's highest-degree gene (2,012 edges), 1..2 hops are 37,954 walks (0.7 s) and 1..3 hops fill a
+#: 448 MiB buffer pool; ``-[* SHORTEST 1..3]-`` reaches the same 19,068 distinct nodes in 0.2 s.
+PATH_ADVICE = ("The variable-length pattern enumerates every path, which grows with the degree of the nodes "
+               "it passes (a hub gene has thousands of edges per hop): use fewer hops, name relationship types "
+               "(-[:INTERACTS_GiG*1..2]-), or ask for shortest paths (-[* SHORTEST 1..3]-), which reach the same "
+               "nodes without listing every path.")
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,15 @@ def buffer_pool_for(max_memory_mb: int, largest_mb: int) -> int:
     return max(64, min(int(largest_mb), int(max_memory_mb) // 2))
 
 
+def _crash_message(code: int | None) -> str:
+    """The refusal for a query process that ended by a signal or an unexpected exit (``code``: its status)."""
+    how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 and -code in \
+        {s.value for s in signal.Signals} else f"exit status {code}"
+    return (f"Query refused: the database engine crashed on it ({how}) inside the query process; the workspace "
+            "and this process are untouched. This is an engine fault (known cases: docs/engine-notes.md): "
+            "simplify the query (deep nesting, huge lists, many-hop patterns) and report it if it is a plain read.")
+
+
 class IsolatedReader:
     """A child process answering read-only queries on one LadybugDB folder (see the module docstring).
 
@@ -128,6 +147,9 @@ class IsolatedReader:
         self._running_pool_mb = 0
         self.resident_at_open_mb = 0  #: the child's RSS after opening the database, MiB (0: unknown)
         self.last_memory_peak_mb = 0  #: the child's peak RSS when it last refused a query for memory, MiB
+        #: ``"landlock"`` when the child may read only its database folder and its Python (Linux >= 5.13),
+        #: else why not (``"unavailable: ..."``); ``""`` before the first start
+        self.sandbox = ""
 
     # --- lifecycle ------------------------------------------------------------------------------
     def _start(self, timeout_s: float, pool_mb: int) -> None:
@@ -154,6 +176,10 @@ class IsolatedReader:
             self._kill()
             raise QueryError(f"The query process failed: {message[1]}")
         self.resident_at_open_mb = int(message[1]) if len(message) > 1 else 0
+        self.sandbox = str(message[2]) if len(message) > 2 else "unknown"
+        if self.sandbox != "landlock":
+            log.info("The query process runs without a file-system sandbox (%s); file loaders are refused from "
+                     "the query text only.", self.sandbox)
 
     def _kill(self) -> None:
         if self._process is not None and self._process.poll() is None:
@@ -210,6 +236,7 @@ class IsolatedReader:
             self._channel.send(request)
             reply = self._wait(limits)
         kind = reply[0]
+        paths = kind in ("memory", "timeout") and "RECURSIVE_EXTEND" in str(reply[1])
         if kind == "ok":
             return IsolatedResult(columns=[str(c) for c in reply[1]], rows=reply[2], cut=reply[3])
         if kind == "refused":
@@ -219,13 +246,13 @@ class IsolatedReader:
             # fresh process
             self.last_memory_peak_mb = int(reply[2]) if len(reply) > 2 else 0
             self.close()
+            advice = PATH_ADVICE if paths else ("Add a LIMIT, avoid cartesian products (two MATCH patterns without "
+                                                "a shared variable) and large range() lists.")
             raise QueryError(f"Query refused: it needed more memory than the query process may use "
-                             f"({limits.max_memory_mb} MiB, buffer pool {pool_mb} MiB; {reply[1]}). Add a LIMIT, avoid "
-                             "cartesian products (two MATCH patterns without a shared variable) and large "
-                             "range() lists.")
+                             f"({limits.max_memory_mb} MiB, buffer pool {pool_mb} MiB; {reply[1]}). {advice}")
         if kind == "timeout":
-            raise QueryError(f"Query timed out after {limits.timeout_s:g} s (LadybugDB interrupted it); narrow "
-                             "the pattern, add a LIMIT, or start from a specific node id.")
+            advice = PATH_ADVICE if paths else "Narrow the pattern, add a LIMIT, or start from a specific node id."
+            raise QueryError(f"Query timed out after {limits.timeout_s:g} s (LadybugDB interrupted it). {advice}")
         raise QueryError(reply[1])
 
     def _wait(self, limits: IsolatedLimits) -> tuple[Any, ...]:
@@ -243,13 +270,11 @@ class IsolatedReader:
             except (EOFError, OSError):
                 code = self._process.wait(timeout=10)
                 self._kill()
-                raise QueryError(f"Query refused: it crashed the query process (exit status {code}); the "
-                                 "workspace is untouched. Simplify the query (nesting, list sizes).") from None
+                raise QueryError(_crash_message(code)) from None
             if self._process.poll() is not None:
                 code = self._process.returncode
                 self._kill()
-                raise QueryError(f"Query refused: it crashed the query process (exit status {code}); the "
-                                 "workspace is untouched. Simplify the query (nesting, list sizes).")
+                raise QueryError(_crash_message(code))
             if watched is not None:
                 try:
                     rss = watched.memory_info().rss

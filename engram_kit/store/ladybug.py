@@ -48,7 +48,7 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,6 +240,14 @@ class LadybugStore(CypherStore):
         self.buffer_pool_mb = buffer_pool_mb
         self._db: lb.Database | None = None
         self._conn: lb.Connection | None = None
+        # Threads (issue 31 item 1): the opening thread uses _conn; every other thread gets its own connection
+        # (a LadybugDB connection holds one transaction: a second thread's read inside a writer's open
+        # transaction hung there), and write transactions take _write_lock (the engine allows one writer).
+        self._thread_conns: threading.local = threading.local()
+        self._other_conns: list[lb.Connection] = []
+        self._owner = threading.get_ident()
+        self._write_lock = threading.RLock()
+        self._isolated_lock = threading.Lock()
         self._isolated: IsolatedReader | None = None  # the evidence desk's query process, started on first use
         self._open()
         stored = self._stored_schema()
@@ -295,6 +303,9 @@ class LadybugStore(CypherStore):
         uses it; idempotent."""
         conn, db = self._conn, self._db
         self._conn, self._db = None, None
+        others, self._other_conns = self._other_conns, []
+        for other in others:
+            other.close()
         if self._isolated is not None:
             self._isolated.close()
             self._isolated = None
@@ -314,9 +325,16 @@ class LadybugStore(CypherStore):
 
     # --- low-level execution -------------------------------------------------------------------------
     def _connection(self) -> lb.Connection:
-        if self._conn is None:
+        if self._conn is None or self._db is None:
             raise WorkspaceError(f"The graph store {self.path} is closed; open a new LadybugStore.")
-        return self._conn
+        if threading.get_ident() == self._owner:
+            return self._conn
+        conn = getattr(self._thread_conns, "conn", None)
+        if conn is None or getattr(self._thread_conns, "db", None) is not self._db:  # new thread, or reopened
+            conn = lb.Connection(self._db)
+            self._thread_conns.conn, self._thread_conns.db = conn, self._db
+            self._other_conns.append(conn)
+        return conn
 
     def _require_writable(self, operation: str) -> None:
         if self.read_only:
@@ -350,17 +368,18 @@ class LadybugStore(CypherStore):
     def _transaction(self, *, read_only: bool = False) -> Iterator[None]:
         """``BEGIN TRANSACTION [READ ONLY]`` ... ``COMMIT``; ``ROLLBACK`` on any exception, then re-raise."""
         conn = self._connection()
-        conn.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
-        try:
-            yield
-        except BaseException:
+        with nullcontext() if read_only else self._write_lock:  # one write transaction at a time
+            conn.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
             try:
-                conn.execute("ROLLBACK")
-            except RuntimeError as exc:  # a failed statement already rolled the transaction back
-                if _NO_TRANSACTION_MESSAGE not in str(exc):
-                    logger.error("ROLLBACK failed on %s: %s", self.path, exc)
-            raise
-        conn.execute("COMMIT")
+                yield
+            except BaseException:
+                try:
+                    conn.execute("ROLLBACK")
+                except RuntimeError as exc:  # a failed statement already rolled the transaction back
+                    if _NO_TRANSACTION_MESSAGE not in str(exc):
+                        logger.error("ROLLBACK failed on %s: %s", self.path, exc)
+                raise
+            conn.execute("COMMIT")
 
     # --- literature writes ---------------------------------------------------------------------------
     def _run_rows(self, name: str, rows: list[dict[str, Any]], **identifiers: str) -> int:
@@ -601,8 +620,9 @@ class LadybugStore(CypherStore):
         from engram_kit.store.isolated import IsolatedLimits
 
         self._connection()  # a closed store refuses here, as every other method does
-        if self._isolated is None:
-            self._isolated = IsolatedReader(self.path)
+        with self._isolated_lock:  # threads: one query process per store
+            if self._isolated is None:
+                self._isolated = IsolatedReader(self.path)
         limits = IsolatedLimits(timeout_s=timeout_s, grace_s=max(2.0, timeout_s), max_rows=max_rows,
                                 max_bytes=max_bytes, max_memory_mb=max_memory_mb)
         result = self._isolated.run(cypher, parameters, limits)

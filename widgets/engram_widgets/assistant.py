@@ -366,7 +366,11 @@ class GraphPanel:
         click = self.on_node_click
         if click is not None:
             self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
-        self.area.children = [self.cytoscape]
+        # an empty drawing is a blank box: say why in the box itself (issue 31 item 6)
+        self.area.children = [self.cytoscape] if len(self.shown) else [widgets.HTML(
+            f"<div class='engram-graph-empty' style='height:{self.height};display:flex;align-items:center;"
+            "justify-content:center;color:#555'>No graph to draw for this answer: the question resolved to no "
+            "graph node and its passages share no edges.</div>")]
         if old is not None:
             _close_graph(old)
         self._legend(full)

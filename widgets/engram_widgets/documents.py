@@ -20,6 +20,12 @@ from engram_kit.errors import EngramError
 
 #: Status filter options (the repository's statuses, plus "all").
 STATUS_OPTIONS: tuple[str, ...] = ("all", "pending", "processing", "complete", "error")
+#: Shown under the upload button: a file above the websocket cap never reaches the kernel, so nothing could
+#: report it afterwards (issue 31 item 6).
+UPLOAD_LIMITS_NOTE = ("Files up to 50 MiB each are ingested. A file above the dashboard's upload cap (100 MB unless "
+                      "started with `engram dashboard --max-upload-mb N`) cannot arrive: the browser connection drops "
+                      "it without a message. Ingest such a file with `engram ingest FILE`.")
+
 #: File types the repository accepts (for the FileUpload ``accept`` filter).
 ACCEPT = ".pdf,.html,.htm,.txt,.md"
 
@@ -86,6 +92,9 @@ class DocumentRepositoryWidget:
         self.upload.add_class("engram-upload")
         self.upload.observe(lambda ch: self.process_uploads(_uploaded_files(ch["new"])), names="value")
         self.progress = widgets.IntProgress(value=0, min=0, max=1, description="", layout=widgets.Layout(width="300px"))
+        # the browser sends an upload over the kernel's websocket, which drops a message above its cap (100 MB in
+        # Jupyter Server and Voila) without telling the kernel: say the limits before the upload, not after
+        why = why or UPLOAD_LIMITS_NOTE
         self.upload_status = widgets.HTML(f"<i>{_e(why)}</i>" if why else "")
         self.upload_status.add_class("engram-upload-status")
         self.search = widgets.Text(placeholder="search title or file name", continuous_update=False)
