@@ -13,7 +13,7 @@ import json
 import logging
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,7 +96,8 @@ def _check_args(p: argparse.ArgumentParser) -> None:
 def _ask_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ask``."""
     _workspace_arg(p)
-    p.add_argument("question")
+    p.add_argument("question", help="the question; '-' reads questions from standard input, one per line, "
+                   "answered in one process with the workspace opened once (--json: one JSON object per line)")
     p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
     p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
@@ -263,7 +264,19 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
     print(f"\n[{timings}]")
 
 
+def _empty_question_error() -> EngramError:
+    from engram_kit.errors import QueryError
+
+    return QueryError("The question is empty; ask something, e.g. engram ask \"What does metformin treat?\" "
+                      "(or engram ask - to read questions from standard input).")
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
+    """`engram ask QUESTION` prints one answer; `engram ask -` answers each line of standard input in turn."""
+    if args.question == "-":
+        return _ask_stream(args, sys.stdin)
+    if not args.question.strip():  # refused before anything heavy is imported or opened
+        raise _empty_question_error()
     # Asking only reads, so it opens read-only and works beside a notebook that holds the workspace.
     with _open(args, read_only=True) as ws:
         answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha)
@@ -272,6 +285,33 @@ def cmd_ask(args: argparse.Namespace) -> int:
         else:
             _print_answer(answer)
     return 0
+
+
+def _ask_stream(args: argparse.Namespace, lines: Iterable[str]) -> int:
+    """`engram ask -`: a resident session. The workspace is opened once and each non-blank line of ``lines`` is
+    asked in turn (the lexicon, gazetteer, model and indexes load for the first question only), printed as
+    `engram ask` prints one answer, after a ``Q: ...`` line (``--json``: one JSON object per line instead, with
+    the question). A question that fails prints ``error: ...`` on standard error and the session goes on; the exit
+    status is then 2."""
+    failed = 0
+    with _open(args, read_only=True) as ws:
+        for line in lines:
+            question = line.strip()
+            if not question:
+                continue
+            try:
+                answer = ws.ask(question, source=args.source, top_k=args.top_k, alpha=args.alpha)
+            except EngramError as exc:
+                failed += 1
+                print(f"error: {question!r}: {exc}", file=sys.stderr, flush=True)
+                continue
+            if args.json:
+                print(json.dumps({"question": question, **answer.to_dict()}, default=str), flush=True)
+            else:
+                print(f"Q: {question}")
+                _print_answer(answer)
+                print(flush=True)
+    return 2 if failed else 0
 
 
 #: What an ``engram info`` count means where the number alone misleads (a newcomer compared "mentions 4,655"
@@ -311,7 +351,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                       + (" ..." if len(documents) > 5 else ""), file=sys.stderr)
         elif not report.consistent:
             print("Run `engram check --repair` (or re-run the interrupted ingest) to fix it.", file=sys.stderr)
-    return 0 if report.consistent else 1
+        drift = ws.vector_count_drift()  # after a repair the write-mode open has rewritten the record
+        if drift:
+            print(f"Inconsistent: {drift}", file=sys.stderr)
+    return 0 if report.consistent and not drift else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -610,11 +653,10 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import shlex
-    import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
-                                          voila_environment)
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, serve,
+                                          voila_command, voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
@@ -632,7 +674,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
     query = f"?token={token}" if token else ""
     print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
-    return subprocess.call(command, env=voila_environment(path))
+    return serve(command, voila_environment(path))  # ends the whole tree (server and kernels) on a stop signal
 
 
 

@@ -6,6 +6,10 @@ identifying abbreviation definitions in biomedical text", PSB 2003) on a blank E
 changed nothing on the 6,107 shared abstracts and cost a fifth of the time), so no model is needed or
 downloaded. The detector reports the definition and every later occurrence of each short form in the same text
 (whole tokens, same case). A text without a parenthesis defines nothing and is not parsed (one in ten abstracts).
+
+spaCy and scispaCy are imported, and the blank pipeline built, on the first text that may define an
+abbreviation, not when the finder is made: most questions have no parenthesis, and importing spaCy (thinc, and
+torch through it) was half of a cold ``engram ask`` (issue 30).
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-import spacy
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
 
 from engram_kit.errors import BackendUnavailableError
+
+if TYPE_CHECKING:
+    import spacy.tokens
 
 log = logging.getLogger(__name__)
 
@@ -94,12 +102,21 @@ class AbbreviationFinder:
     """
 
     def __init__(self) -> None:
-        try:
+        if find_spec("scispacy") is None:  # pragma: no cover - core dependency; checked without importing it
+            raise BackendUnavailableError("scispaCy is not installed: pip install scispacy")
+        self._pipeline: Any = None  # the spaCy Language, built by _nlp on first use
+
+    @property
+    def _nlp(self) -> Any:  # noqa: ANN401 - spacy.language.Language (spaCy is imported here, not at module load)
+        """The blank English pipeline with scispaCy's detector, built once on first use."""
+        if self._pipeline is None:
             import scispacy.abbreviation  # noqa: F401 - registers the "abbreviation_detector" factory
-        except ImportError as exc:  # pragma: no cover - core dependency
-            raise BackendUnavailableError("scispaCy is not installed: pip install scispacy") from exc
-        self._nlp = spacy.blank("en")
-        self._nlp.add_pipe("abbreviation_detector")
+            import spacy
+
+            nlp = spacy.blank("en")
+            nlp.add_pipe("abbreviation_detector")
+            self._pipeline = nlp
+        return self._pipeline
 
     @staticmethod
     def _collect(doc: spacy.tokens.Doc) -> list[Abbreviation]:
@@ -128,6 +145,9 @@ class AbbreviationFinder:
         parsed = [i for i, t in enumerate(texts) if _may_define(t)]
         prepared = [_unglue(texts[i]) for i in parsed]
         found: dict[int, list[Abbreviation]] = {}
+        if not prepared:  # nothing can define an abbreviation: do not load the pipeline
+            yield from ([] for _ in texts)
+            return
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
             docs = self._nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)

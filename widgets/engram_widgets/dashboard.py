@@ -323,6 +323,87 @@ def voila_environment(workspace: str | Path, base: dict[str, str] | None = None)
     return env
 
 
+#: Seconds ``engram dashboard`` waits, after passing on a stop signal, for Voila to shut its kernels down (each
+#: closes its workspace and releases the writer lock) before it kills whatever is left of the process tree.
+STOP_GRACE_SECONDS = 15.0
+
+
+def serve(command: list[str], env: dict[str, str], *, grace_seconds: float = STOP_GRACE_SECONDS) -> int:
+    """Run the Voila ``command`` until it exits or this process gets SIGTERM, SIGINT (Ctrl-C) or SIGHUP, and leave
+    no process of it behind; returns Voila's exit status, or 128 + the signal number after a stop signal.
+
+    Voila runs in a session of its own (so a Ctrl-C reaches it once, through here, not twice), and Jupyter starts
+    each kernel in a session of its own too, so neither a process-group signal nor the terminal's Ctrl-C reaches
+    the kernels. On a stop signal the server gets SIGTERM and ``grace_seconds`` to shut its kernels down cleanly;
+    then every process of the tree recorded before the signal (server, kernels, their children) that is still
+    alive is killed. Without this, SIGTERM to ``engram dashboard`` left Voila and its kernels running (issue 30).
+    """
+    import signal
+    import subprocess
+
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _frame: received.append(signum)) for sig in stops}
+    try:
+        server = subprocess.Popen(command, env=env, start_new_session=True)
+        while not received:
+            try:
+                status = server.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        tree = _process_tree(server.pid)
+        if received:
+            _stop_tree(server, tree, grace_seconds)
+            return 128 + received[0]
+        _stop_tree(server, tree, 0.0)  # Voila exited by itself: no kernel outlives it either
+        return int(status)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _process_tree(pid: int) -> list[Any]:
+    """``psutil.Process`` objects of ``pid`` and all its descendants (empty when it has exited)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _stop_tree(server: Any, tree: list[Any], grace_seconds: float) -> None:
+    """SIGTERM ``server`` (a Popen), wait up to ``grace_seconds`` for it and the processes of ``tree``, then
+    SIGKILL every one still alive (kernels are in their own sessions: a killed server would orphan them)."""
+    import signal
+    import subprocess
+
+    import psutil
+
+    if server.poll() is None:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)  # the server and any helper in its session
+        except ProcessLookupError:
+            pass
+        try:
+            server.wait(timeout=grace_seconds)
+        except subprocess.TimeoutExpired:
+            pass
+    tree = [p for p in tree if p.pid != server.pid]
+    _, alive = psutil.wait_procs(tree, timeout=grace_seconds if server.poll() is not None else 0)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=5)
+    if server.poll() is None:
+        server.kill()
+        server.wait()
+
+
 def dashboard_notebook() -> Path:
     """``notebooks/dashboard.ipynb`` of the repository, else a generated copy in a temporary folder."""
     if REPO_NOTEBOOK.is_file():
