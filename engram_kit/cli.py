@@ -644,6 +644,12 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-upload-mb", type=int, default=None,
                    help="largest websocket message in MB (uploads travel in one message; default 100)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
+    p.add_argument("--pool", type=int, default=None, metavar="N",
+                   help="kernels kept pre-started with the workspace open and the model warm, so a new page is "
+                        "usable at once (default 1; 0: start a kernel when a page opens)")
+    p.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                   help="pages served at once (default 4, each kernel ~1.2 GB on the sample); a page over the limit "
+                        "says so and opens when another tab closes")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
     p.add_argument("--token", default=None,
                    help="access token (default: a fresh random one, printed with the address, as Jupyter does)")
@@ -655,15 +661,19 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import shlex
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, serve,
-                                          voila_command, voila_environment)
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, DEFAULT_MAX_SESSIONS, DEFAULT_POOL_SIZE,
+                                          dashboard_notebook, new_token, serve, voila_command, voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
     token = "" if args.no_token else (args.token or new_token())
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
-                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token,
+                            pool_size=(pool := DEFAULT_POOL_SIZE if args.pool is None else max(0, args.pool)))
+    sessions = DEFAULT_MAX_SESSIONS if args.max_sessions is None else args.max_sessions
+    if sessions < 1:
+        raise DataError(f"--max-sessions {sessions}: give at least 1 (the pages served at once).")
     if args.print_command:
         print(shlex.join(command))
         return 0
@@ -674,7 +684,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
     query = f"?token={token}" if token else ""
     print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
-    return serve(command, voila_environment(path))  # ends the whole tree (server and kernels) on a stop signal
+    env = voila_environment(path, max_kernels=sessions + pool)
+    return serve(command, env)  # ends the whole tree (server and kernels) on a stop signal
 
 
 

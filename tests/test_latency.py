@@ -239,3 +239,27 @@ def test_dashboard_leaves_no_process_after_a_stop_signal(kgx_workspace_path: Pat
     finally:
         if cli.poll() is None:
             cli.kill()
+
+
+def test_kernels_over_limit_counts_the_servers_kernels_started_first(tmp_path: Path) -> None:
+    """A stand-in server with two 'ipykernel' children: the second one, with a limit of 1, is over it (2 running);
+    with a limit of 2, or without a limit, it is not; the first one is never over (it started first)."""
+    probe = textwrap.dedent("""
+        import json, sys
+        from engram_widgets.dashboard import kernels_over_limit
+        print(json.dumps([kernels_over_limit({"ENGRAM_DASHBOARD_MAX_KERNELS": "1"}),
+                          kernels_over_limit({"ENGRAM_DASHBOARD_MAX_KERNELS": "2"}), kernels_over_limit({})]))
+    """)
+    server = textwrap.dedent(f"""
+        import subprocess, sys, time
+        first = subprocess.Popen([sys.executable, "-c", {probe!r} + "\\nimport time; time.sleep(30)", "ipykernel"],
+                                 stdout=open({str(tmp_path / 'first.json')!r}, "w"))
+        time.sleep(0.5)
+        second = subprocess.run([sys.executable, "-c", {probe!r}, "ipykernel"], capture_output=True, text=True)
+        print(second.stdout, end="")
+        first.kill()
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "widgets")])}
+    done = subprocess.run([sys.executable, "-c", server], capture_output=True, text=True, env=env, timeout=DEADLINE_S)
+    assert json.loads(done.stdout) == [[2, 1], None, None], done.stderr
+    assert json.loads((tmp_path / "first.json").read_text()) == [None, None, None]
