@@ -138,6 +138,10 @@ def test_gazetteer_cache_is_reused_and_keyed_on_the_lexicon(tmp_path: Path, monk
     os.utime(lexicon_file, ns=(1, 1))  # a rewritten lexicon: the old automaton must not be used
     gazetteer_cache.load_or_build(lexicon, lexicon_file, cache, writable=True)
     assert built == [1, 1]
+    for i in range(gazetteer_cache.USER_CACHE_KEEP + 2):  # readers of ever new lexicons: the user cache stays small
+        os.utime(lexicon_file, ns=(10 + i, 10 + i))
+        gazetteer_cache.load_or_build(lexicon, lexicon_file, cache, writable=False)
+    assert len(list((tmp_path / "user" / "engram-kit").glob("gazetteer-*.pkl"))) == gazetteer_cache.USER_CACHE_KEEP
 
 
 # --- end to end -------------------------------------------------------------------------------------------
@@ -263,3 +267,16 @@ def test_kernels_over_limit_counts_the_servers_kernels_started_first(tmp_path: P
     done = subprocess.run([sys.executable, "-c", server], capture_output=True, text=True, env=env, timeout=DEADLINE_S)
     assert json.loads(done.stdout) == [[2, 1], None, None], done.stderr
     assert json.loads((tmp_path / "first.json").read_text()) == [None, None, None]
+
+
+def test_ask_parses_with_spacy_only_when_needed_and_never_imports_torch(kgx_workspace_path: Path) -> None:
+    """A question without a parenthesis defines no abbreviation: no spaCy. One with a definition parses with the
+    blank spaCy pipeline and scispaCy's detector, still without torch (thinc's torch import is skipped)."""
+    status, out, err, plain = _run_cli(["ask", "Which genes are associated with holoprosencephaly?", "-w",
+                                        str(kgx_workspace_path)])
+    assert status == 0, err
+    assert not {"spacy", "scispacy", "thinc", "torch", "sentence_transformers"} & set(plain), plain
+    status, out, err, parsed = _run_cli(["ask", "Is sonic hedgehog (SHH) mutated in holoprosencephaly?", "-w",
+                                         str(kgx_workspace_path)])
+    assert status == 0, err
+    assert {"spacy", "scispacy"} <= set(parsed) and "torch" not in parsed, parsed

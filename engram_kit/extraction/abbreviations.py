@@ -110,8 +110,10 @@ class AbbreviationFinder:
     def _nlp(self) -> Any:  # noqa: ANN401 - spacy.language.Language (spaCy is imported here, not at module load)
         """The blank English pipeline with scispaCy's detector, built once on first use."""
         if self._pipeline is None:
+            from engram_kit.extraction._spacy_import import import_spacy
+
+            spacy = import_spacy()  # first: spaCy without torch (scispaCy imports spaCy too)
             import scispacy.abbreviation  # noqa: F401 - registers the "abbreviation_detector" factory
-            import spacy
 
             nlp = spacy.blank("en")
             nlp.add_pipe("abbreviation_detector")

@@ -87,6 +87,20 @@ def load_or_build(lexicon: Lexicon, lexicon_file: Path, workspace_cache: Path, *
     target = own if writable else user
     try:
         write_atomic(target, pickle.dumps({"key": key, "gazetteer": gazetteer}, protocol=pickle.HIGHEST_PROTOCOL))
+        if not writable:
+            _prune(user.parent, keep=target)
     except OSError as exc:
         log.warning("could not cache the gazetteer in %s (%s); it is rebuilt next time", target, exc)
     return gazetteer
+
+
+#: Gazetteers kept in the user cache folder (about 60 MB each for Hetionet), the most recently written.
+USER_CACHE_KEEP = 4
+
+
+def _prune(folder: Path, *, keep: Path) -> None:
+    """Delete all but the :data:`USER_CACHE_KEEP` newest ``gazetteer-*.pkl`` of ``folder`` (never ``keep``)."""
+    files = sorted(folder.glob("gazetteer-*.pkl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in files[USER_CACHE_KEEP:]:
+        if old != keep:
+            old.unlink(missing_ok=True)

@@ -28,9 +28,9 @@ from engram_kit.errors import BackendUnavailableError
 def _is_spacy_package(model: str) -> bool:
     """Whether ``model`` is an installed spaCy pipeline package (spaCy is imported here, on first need, not at
     module load: a question or ``engram info`` needs no NER; issue 30)."""
-    import spacy.util
+    from engram_kit.extraction._spacy_import import import_spacy
 
-    return bool(spacy.util.is_package(model))
+    return bool(import_spacy().util.is_package(model))
 
 
 log = logging.getLogger(__name__)
@@ -119,9 +119,9 @@ class NerTagger:
         else:
             source = model
         self.model = model
-        import spacy
+        from engram_kit.extraction._spacy_import import import_spacy
 
-        self._nlp = spacy.load(source, exclude=["lemmatizer", "parser", "attribute_ruler"])
+        self._nlp = import_spacy().load(source, exclude=["lemmatizer", "parser", "attribute_ruler"])
 
     def spans(self, text: str) -> list[Span]:
         """Entity spans of one text, sorted by start."""
