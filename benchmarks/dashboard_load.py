@@ -21,6 +21,7 @@ import argparse
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,17 @@ def _wait_kernels_gone(server_pid: int, keep: int, timeout: float = 120.0) -> No
         time.sleep(1.0)
 
 
+def _wait_pool_idle(server_pid: int, timeout: float = 900.0) -> None:
+    """Wait until the server's pre-started kernel runs and has gone idle (CPU < 5 % over 2 s: workspace open,
+    model warm)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        kernels = [p for p in psutil.Process(server_pid).children() if "ipykernel" in " ".join(p.cmdline())]
+        if kernels and all(k.cpu_percent(interval=2.0) < 5.0 for k in kernels):
+            return
+        time.sleep(1.0)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-w", "--workspace", type=Path, default=Path("/work/ws-sample"))
@@ -178,19 +190,16 @@ def main() -> int:
         cli = subprocess.Popen([sys.executable, "-m", "engram_kit.cli", "dashboard", "-w", str(ws), "--port",
                                 str(port), "--token", token], env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}/?token={token}"
-        while True:  # the server is listening once it has a Voila child with the port open
-            try:
-                import urllib.request
-
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=5)
-                break
-            except OSError:
-                if cli.poll() is not None:
-                    sys.exit(f"engram dashboard exited with {cli.returncode}; see {tmp / 'dashboard.log'}")
-                time.sleep(0.5)
+        while True:  # listening (a page request would take the pre-started kernel: connect only)
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if cli.poll() is not None:
+                sys.exit(f"engram dashboard exited with {cli.returncode}; see {tmp / 'dashboard.log'}")
+            time.sleep(0.5)
         server_pid = psutil.Process(cli.pid).children()[0].pid  # the Voila process
         lock_file = ws / "graph.lbug.writer"
-        time.sleep(5)  # let the pre-started kernel come up before the first page (as a user a moment later)
+        _wait_pool_idle(server_pid)  # as a user who opens the URL a moment after `engram dashboard` started
         for n in args.sessions:
             sampler = Sampler(server_pid, lock_file)
             sampling = threading.Thread(target=sampler.run, daemon=True)

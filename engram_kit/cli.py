@@ -648,7 +648,7 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
                    help="kernels kept pre-started with the workspace open and the model warm, so a new page is "
                         "usable at once (default 1; 0: start a kernel when a page opens)")
     p.add_argument("--max-sessions", type=int, default=None, metavar="N",
-                   help="pages served at once (default 4, each kernel ~1.2 GB on the sample); a page over the limit "
+                   help="pages served at once (default 4, each kernel ~2.3 GB on the sample); a page over the limit "
                         "says so and opens when another tab closes")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
     p.add_argument("--token", default=None,

@@ -259,12 +259,13 @@ class Dashboard:
 #: ``engram dashboard`` (:func:`voila_environment`), unset means no limit.
 MAX_KERNELS_ENV = "ENGRAM_DASHBOARD_MAX_KERNELS"
 #: Pages ``engram dashboard`` serves at once by default (``--max-sessions``): with :data:`KERNEL_MEMORY_MB` each,
-#: four sessions and the pre-started kernel fit a 2-core, 8 GiB machine beside the browser (benchmarks/results/
-#: dashboard_load.md measures answers per minute and memory at 1, 2 and 4 sessions).
+#: four sessions and the pre-started kernel take about 12 GB, within a 16 GB machine beside the server; on two
+#: cores, four sessions already share the CPU (benchmarks/results/dashboard_load.md: answers per minute, latency
+#: and memory at 1, 2 and 4 sessions).
 DEFAULT_MAX_SESSIONS = 4
 #: Peak resident memory of one dashboard kernel on the bundled sample with the model warm, in MB, rounded up
-#: (benchmarks/dashboard_load.py: the largest kernel over the runs at N = 1, 2, 4); shown to a user over the limit.
-KERNEL_MEMORY_MB = 1200
+#: (benchmarks/dashboard_load.py: largest kernel 2,201-2,247 MB over N = 1, 2); shown to a user over the limit.
+KERNEL_MEMORY_MB = 2300
 #: How often a kernel over the limit checks whether a session has ended, in seconds.
 SLOT_POLL_SECONDS = 5.0
 
