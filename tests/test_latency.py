@@ -280,3 +280,18 @@ def test_ask_parses_with_spacy_only_when_needed_and_never_imports_torch(kgx_work
                                          str(kgx_workspace_path)])
     assert status == 0, err
     assert {"spacy", "scispacy"} <= set(parsed) and "torch" not in parsed, parsed
+
+
+def test_dashboard_command_keeps_a_warm_kernel_and_a_session_limit(kgx_workspace_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from engram_kit.cli import main
+    from engram_widgets.dashboard import MAX_KERNELS_ENV, voila_environment
+
+    assert main(["dashboard", "-w", str(kgx_workspace_path), "--print-command"]) == 0
+    assert "--preheat_kernel=True --pool_size=1" in capsys.readouterr().out  # one pre-started kernel by default
+    assert main(["dashboard", "-w", str(kgx_workspace_path), "--print-command", "--pool", "0"]) == 0
+    assert "preheat" not in capsys.readouterr().out
+    assert main(["dashboard", "-w", str(kgx_workspace_path), "--max-sessions", "0"]) == 2
+    assert "--max-sessions 0" in capsys.readouterr().err
+    assert voila_environment(kgx_workspace_path, {}, max_kernels=5)[MAX_KERNELS_ENV] == "5"
+    assert MAX_KERNELS_ENV not in voila_environment(kgx_workspace_path, {})
