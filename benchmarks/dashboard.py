@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engram_widgets.dashboard import dashboard_notebook
+from engram_widgets.dashboard import DEFAULT_POOL_SIZE, dashboard_notebook
 from engram_widgets.testing import CHROMIUM, CHROMIUM_ARGS, DashboardDriver, VoilaServer
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -58,6 +58,22 @@ def _wait_model(page, timeout: float = 900.0) -> float:  # noqa: ANN001
     return time.perf_counter() - started
 
 
+def _wait_pool_warm(server: VoilaServer, pool: int, timeout: float = 900.0) -> float:
+    """Wait until ``pool`` kernels run under the server and have gone idle (CPU < 5 % over 2 s: the workspace is
+    open and the model warm); returns the seconds waited."""
+    import psutil
+
+    started = time.perf_counter()
+    assert server.process is not None
+    while time.perf_counter() - started < timeout:
+        kernels = [p for p in psutil.Process(server.process.pid).children()
+                   if any("ipykernel" in part for part in p.cmdline())]
+        if len(kernels) >= pool and all(k.cpu_percent(interval=2.0) < 5.0 for k in kernels):
+            return time.perf_counter() - started
+        time.sleep(1.0)
+    raise TimeoutError(f"the {pool} pre-started kernel(s) did not go idle within {timeout:.0f} s")
+
+
 def _layout(driver: DashboardDriver) -> dict[str, float]:
     """Tops (px from the page's top) of the evidence panel and its first card."""
     boxes = driver.boxes()
@@ -68,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-w", "--workspace", type=Path, required=True)
     parser.add_argument("--questions", nargs="+", default=list(DEMO_QUESTIONS))
+    parser.add_argument("--pool", type=int, default=DEFAULT_POOL_SIZE,
+                        help="pre-started kernels, as `engram dashboard --pool` (default as engram dashboard: "
+                             f"{DEFAULT_POOL_SIZE}; 0: the kernel starts when the page opens)")
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -76,11 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     timing_rows: list[tuple[str, str, float, float]] = []
     graph_rows: list[tuple[int, str, str, dict]] = []
-    with VoilaServer(args.workspace, dashboard_notebook(), log_path=Path(tempfile.gettempdir()) / "engram-dashboard-voila.log") as server, \
+    with VoilaServer(args.workspace, dashboard_notebook(), log_path=Path(tempfile.gettempdir()) / "engram-dashboard-voila.log",
+                     pool_size=args.pool) as server, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS), headless=True,
                                     timeout=600_000)
-        # cold: ask at once on a fresh kernel
+        if args.pool:  # as a user who opens the URL some time after `engram dashboard` started: the pool is warm
+            _wait_pool_warm(server, args.pool)
+        # cold: ask at once on a fresh kernel (with a pool: the pre-started one)
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         driver = DashboardDriver(page, RESULTS)
         opened = driver.open(server.url)

@@ -13,7 +13,7 @@ import json
 import logging
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,7 +102,8 @@ def _check_args(p: argparse.ArgumentParser) -> None:
 def _ask_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ask``."""
     _workspace_arg(p)
-    p.add_argument("question")
+    p.add_argument("question", help="the question; '-' reads questions from standard input, one per line, "
+                   "answered in one process with the workspace opened once (--json: one JSON object per line)")
     p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
     p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
@@ -279,7 +280,19 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
     print(f"\n[{timings}]")
 
 
+def _empty_question_error() -> EngramError:
+    from engram_kit.errors import QueryError
+
+    return QueryError("The question is empty; ask something, e.g. engram ask \"What does metformin treat?\" "
+                      "(or engram ask - to read questions from standard input).")
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
+    """`engram ask QUESTION` prints one answer; `engram ask -` answers each line of standard input in turn."""
+    if args.question == "-":
+        return _ask_stream(args, sys.stdin)
+    if not args.question.strip():  # refused before anything heavy is imported or opened
+        raise _empty_question_error()
     # Asking only reads, so it opens read-only and works beside a notebook that holds the workspace.
     with _open(args, read_only=True) as ws:
         answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha,
@@ -289,6 +302,33 @@ def cmd_ask(args: argparse.Namespace) -> int:
         else:
             _print_answer(answer)
     return 0
+
+
+def _ask_stream(args: argparse.Namespace, lines: Iterable[str]) -> int:
+    """`engram ask -`: a resident session. The workspace is opened once and each non-blank line of ``lines`` is
+    asked in turn (the lexicon, gazetteer, model and indexes load for the first question only), printed as
+    `engram ask` prints one answer, after a ``Q: ...`` line (``--json``: one JSON object per line instead, with
+    the question). A question that fails prints ``error: ...`` on standard error and the session goes on; the exit
+    status is then 2."""
+    failed = 0
+    with _open(args, read_only=True) as ws:
+        for line in lines:
+            question = line.strip()
+            if not question:
+                continue
+            try:
+                answer = ws.ask(question, source=args.source, top_k=args.top_k, alpha=args.alpha)
+            except EngramError as exc:
+                failed += 1
+                print(f"error: {question!r}: {exc}", file=sys.stderr, flush=True)
+                continue
+            if args.json:
+                print(json.dumps({"question": question, **answer.to_dict()}, default=str), flush=True)
+            else:
+                print(f"Q: {question}")
+                _print_answer(answer)
+                print(flush=True)
+    return 2 if failed else 0
 
 
 #: What an ``engram info`` count means where the number alone misleads (a newcomer compared "mentions 4,655"
@@ -328,7 +368,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                       + (" ..." if len(documents) > 5 else ""), file=sys.stderr)
         elif not report.consistent:
             print("Run `engram check --repair` (or re-run the interrupted ingest) to fix it.", file=sys.stderr)
-    return 0 if report.consistent else 1
+        drift = ws.vector_count_drift()  # after a repair the write-mode open has rewritten the record
+        if drift:
+            print(f"Inconsistent: {drift}", file=sys.stderr)
+    return 0 if report.consistent and not drift else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -688,6 +731,12 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-upload-mb", type=int, default=None,
                    help="largest websocket message in MB (uploads travel in one message; default 100)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
+    p.add_argument("--pool", type=int, default=None, metavar="N",
+                   help="kernels kept pre-started with the workspace open and the model warm, so a new page is "
+                        "usable at once (default 1; 0: start a kernel when a page opens)")
+    p.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                   help="pages served at once (default 4, each kernel ~2.3 GB on the sample); a page over the limit "
+                        "says so and opens when another tab closes")
     p.add_argument("--print-command", action="store_true", help="print the voila command line and exit")
     p.add_argument("--token", default=None,
                    help="access token (default: a fresh random one, printed with the address, as Jupyter does)")
@@ -697,18 +746,21 @@ def _dashboard_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     import shlex
-    import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
-                                          voila_environment)
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, DEFAULT_MAX_SESSIONS, DEFAULT_POOL_SIZE,
+                                          dashboard_notebook, new_token, serve, voila_command, voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
     token = "" if args.no_token else (args.token or new_token())
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
-                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
+                            max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token,
+                            pool_size=(pool := DEFAULT_POOL_SIZE if args.pool is None else max(0, args.pool)))
+    sessions = DEFAULT_MAX_SESSIONS if args.max_sessions is None else args.max_sessions
+    if sessions < 1:
+        raise DataError(f"--max-sessions {sessions}: give at least 1 (the pages served at once).")
     if args.print_command:
         print(shlex.join(command))
         return 0
@@ -719,7 +771,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
     query = f"?token={token}" if token else ""
     print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
-    return subprocess.call(command, env=voila_environment(path))
+    env = voila_environment(path, max_kernels=sessions + pool)
+    return serve(command, env)  # ends the whole tree (server and kernels) on a stop signal
 
 
 

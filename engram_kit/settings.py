@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from dataclasses import field as _field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from engram_kit.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported by describe(): `import engram_kit` and `engram --help` need no pandas
 
 #: Section names, in display and manifest order.
 SECTIONS: tuple[str, ...] = ("retrieval", "resolution", "chunking", "memory", "desk", "ingestion", "general")
@@ -400,6 +401,8 @@ class Settings:
         rows = [{"section": f.metadata.get("section", "general"), "name": f.name, "default": f.default,
                  "unit": f.metadata.get("unit", ""), "range": f.metadata.get("range", ""),
                  "source": f.metadata.get("source", ""), "help": f.metadata.get("help", "")} for f in fields(cls)]
+        import pandas as pd
+
         frame = pd.DataFrame(rows, columns=["section", "name", "default", "unit", "range", "source", "help"])
         order = {name: i for i, name in enumerate(SECTIONS)}
         return frame.sort_values("section", key=lambda s: s.map(order), kind="stable", ignore_index=True)

@@ -67,6 +67,7 @@ from engram_kit.store.ladybug import LadybugStore
 from engram_kit.store.registry import get_backend
 
 if TYPE_CHECKING:
+    from engram_kit.extraction.gazetteer import Gazetteer
     from engram_kit.store.vectors import ChromaServerConfig, VectorStore
 
 log = logging.getLogger(__name__)
@@ -351,6 +352,8 @@ class Workspace:
         lexicon = Lexicon.build(self.nodes, synonyms)
         if not self.read_only:
             lexicon.save(cache)
+        else:
+            self.__dict__["_lexicon_rebuilt"] = True  # the file is stale: no gazetteer cache keyed on it
         return lexicon
 
     @property
@@ -358,8 +361,18 @@ class Workspace:
     def extractor(self) -> EntityExtractor:
         """The extractor of questions and literature maps (dictionary + abbreviations, no NER)."""
         if self._extractor is None:
-            self._extractor = EntityExtractor(self.lexicon)
+            self._extractor = EntityExtractor(self.lexicon, gazetteer=self._cached_gazetteer())
         return self._extractor
+
+    def _cached_gazetteer(self) -> Gazetteer | None:
+        """The gazetteer of :attr:`lexicon` from its disk cache (:mod:`engram_kit.extraction.gazetteer_cache`;
+        built and cached on a miss), or None (the extractor builds it) when the lexicon was rebuilt in memory."""
+        from engram_kit.extraction.gazetteer_cache import load_or_build
+
+        lexicon, cache = self.lexicon, self.path / "cache"
+        if self.__dict__.get("_lexicon_rebuilt") or not (cache / "lexicon.pkl").is_file():
+            return None
+        return load_or_build(lexicon, cache / "lexicon.pkl", cache, writable=not self.read_only)
 
     @property
     @_loads_once
@@ -566,12 +579,40 @@ class Workspace:
             "embedding_model": self.manifest["embedding_model"]["name"],
             "embedding_backend": self.manifest["embedding_model"].get("backend", "minilm-fp32"),
             "vector_store": _describe_vector_store(self.manifest),
-            "vectors": self.vectors.count(),
+            "vectors": self.vector_count(),
             "pending_articles": int(self.store.articles()["status"].isin(UNFINISHED_STATUSES).sum())
             if counts.get("Article") else 0,
             "created": self.manifest["created"], "engram_kit_version": self.manifest["engram_kit_version"],
             "counts": counts,
         }
+
+    def vector_count(self, *, recorded: bool = True) -> int:
+        """Number of passage vectors: for a local store, the count recorded at its last write
+        (:mod:`engram_kit.store.vector_count`; read without importing chromadb or snapshotting the store), else,
+        or with ``recorded=False``, the store's own count."""
+        local = (self.manifest.get("vector_store") or {}).get("kind", "local") == "local"
+        if recorded and local and self._vectors is None:
+            from engram_kit.store.vector_count import recorded_vector_count
+
+            count = recorded_vector_count(self.path / "vectors")
+            if count is not None:
+                return count
+            if not (self.path / "vectors").exists():
+                return 0  # nothing ingested yet: no store to open (a read-only open would refuse)
+        return self.vectors.count()
+
+    def vector_count_drift(self) -> str | None:
+        """None when the recorded vector count (:meth:`vector_count`) equals the store's own count, else a
+        message naming both and the fix (``engram check`` prints it and fails)."""
+        from engram_kit.store.vector_count import recorded_vector_count
+
+        if (self.manifest.get("vector_store") or {}).get("kind", "local") != "local":
+            return None  # a server store is always asked directly
+        recorded, actual = recorded_vector_count(self.path / "vectors"), self.vectors.count()
+        if recorded is None or recorded == actual:
+            return None
+        return (f"the vector count recorded for `engram info` is {recorded:,}, the vector store holds {actual:,}: "
+                "run `engram check --repair` (any write rewrites the record)")
 
     # --- workbench UI support (answer graph, exploration); see engram_kit.exports / .exploration ---
     def compose_answer(self, result: RetrievalResult) -> Answer:

@@ -12,6 +12,10 @@ the second "M" of "MM" matches the inner "m" of "myeloma" and "Multiple myeloma 
 scispaCy behaviour). :func:`extend_long_form` then widens the long form to the whole phrase before the
 parenthesis when the phrase's word initials spell the short form (Schwartz & Hearst's first-letter rule at word
 starts, function words such as "of" optional), so "MM" and "Multiple myeloma" link together.
+
+spaCy and scispaCy are imported, and the blank pipeline built, on the first text that may define an
+abbreviation, not when the finder is made: most questions have no parenthesis, and importing spaCy (thinc, and
+torch through it) was half of a cold ``engram ask`` (issue 30).
 """
 
 from __future__ import annotations
@@ -22,9 +26,13 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-import spacy
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
 
 from engram_kit.errors import BackendUnavailableError
+
+if TYPE_CHECKING:
+    import spacy.tokens
 
 log = logging.getLogger(__name__)
 
@@ -154,12 +162,23 @@ class AbbreviationFinder:
     """
 
     def __init__(self) -> None:
-        try:
+        if find_spec("scispacy") is None:  # pragma: no cover - core dependency; checked without importing it
+            raise BackendUnavailableError("scispaCy is not installed: pip install scispacy")
+        self._pipeline: Any = None  # the spaCy Language, built by _nlp on first use
+
+    @property
+    def _nlp(self) -> Any:  # noqa: ANN401 - spacy.language.Language (spaCy is imported here, not at module load)
+        """The blank English pipeline with scispaCy's detector, built once on first use."""
+        if self._pipeline is None:
+            from engram_kit.extraction._spacy_import import import_spacy
+
+            spacy = import_spacy()  # first: spaCy without torch (scispaCy imports spaCy too)
             import scispacy.abbreviation  # noqa: F401 - registers the "abbreviation_detector" factory
-        except ImportError as exc:  # pragma: no cover - core dependency
-            raise BackendUnavailableError("scispaCy is not installed: pip install scispacy") from exc
-        self._nlp = spacy.blank("en")
-        self._nlp.add_pipe("abbreviation_detector")
+
+            nlp = spacy.blank("en")
+            nlp.add_pipe("abbreviation_detector")
+            self._pipeline = nlp
+        return self._pipeline
 
     @staticmethod
     def _collect(doc: spacy.tokens.Doc) -> list[Abbreviation]:
@@ -188,6 +207,9 @@ class AbbreviationFinder:
         parsed = [i for i, t in enumerate(texts) if _may_define(t)]
         prepared = [_unglue(texts[i]) for i in parsed]
         found: dict[int, list[Abbreviation]] = {}
+        if not prepared:  # nothing can define an abbreviation: do not load the pipeline
+            yield from ([] for _ in texts)
+            return
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
             docs = self._nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)

@@ -64,17 +64,14 @@ import time
 from collections.abc import Iterable
 
 import ahocorasick
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from engram_kit.extraction.lexicon import Lexicon, LexiconEntry
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import lower_same_length, match_key, match_text, normalize_name
+from engram_kit.extraction.stopwords import ENGLISH_STOPWORDS  # a frozen copy: neither spaCy nor sklearn imported
 
 log = logging.getLogger(__name__)
 
-#: English stop words (spaCy 3 ``STOP_WORDS`` | scikit-learn ``ENGLISH_STOP_WORDS``), lower case.
-ENGLISH_STOPWORDS: frozenset[str] = frozenset(w.lower() for w in STOP_WORDS | ENGLISH_STOP_WORDS)
 
 #: Curated, lower case. Gene symbols/synonyms that are English words, and biomedical abbreviations that
 #: are gene synonyms in NCBI Gene but usually mean something else in an abstract. Checked against the

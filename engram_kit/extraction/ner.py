@@ -22,9 +22,16 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-import spacy
-
 from engram_kit.errors import BackendUnavailableError
+
+
+def _is_spacy_package(model: str) -> bool:
+    """Whether ``model`` is an installed spaCy pipeline package (spaCy is imported here, on first need, not at
+    module load: a question or ``engram info`` needs no NER; issue 30)."""
+    from engram_kit.extraction._spacy_import import import_spacy
+
+    return bool(import_spacy().util.is_package(model))
+
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +85,7 @@ def ner_model_available(model: str = DEFAULT_NER_MODEL) -> bool:
     import, no download)."""
     if model in NER_BACKENDS:
         return NER_BACKENDS[model][0]()
-    return bool(spacy.util.is_package(model))
+    return _is_spacy_package(model)
 
 
 class NerTagger:
@@ -104,7 +111,7 @@ class NerTagger:
                     f"The NER pipeline folder {path} is missing or incomplete. Build it with "
                     f"python data/models/build_bc5cdr_ner.py --corpus <BC5CDR folder>, or use ner='off'.")
             source: str | Path = Path(path)
-        elif not spacy.util.is_package(model):
+        elif not _is_spacy_package(model):
             raise BackendUnavailableError(
                 f"The NER model {model!r} is not installed. Install it with "
                 f"{_INSTALL_HINT.format(model=model)}, or use ner='auto' (skips NER when absent) or ner='off'."
@@ -112,7 +119,9 @@ class NerTagger:
         else:
             source = model
         self.model = model
-        self._nlp = spacy.load(source, exclude=["lemmatizer", "parser", "attribute_ruler"])
+        from engram_kit.extraction._spacy_import import import_spacy
+
+        self._nlp = import_spacy().load(source, exclude=["lemmatizer", "parser", "attribute_ruler"])
 
     def spans(self, text: str) -> list[Span]:
         """Entity spans of one text, sorted by start."""
@@ -238,7 +247,7 @@ def load_ner(ner: str) -> SpanTagger | None:
     if ner == "off":
         return None
     if ner == "auto":
-        if spacy.util.is_package(DEFAULT_NER_MODEL):
+        if _is_spacy_package(DEFAULT_NER_MODEL):
             return NerTagger(DEFAULT_NER_MODEL)
         if ner_model_available(BUNDLED_NER):
             return NER_BACKENDS[BUNDLED_NER][1]()

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -68,7 +68,9 @@ from engram_kit.resolution import EntityResolver
 from engram_kit.resolution.aliases import AliasHubBuilder, maps_to_evidence
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
-from engram_kit.store.vectors import VectorStore
+
+if TYPE_CHECKING:
+    from engram_kit.store.vectors import VectorStore  # chromadb: imported where vectors are read or written
 
 log = logging.getLogger(__name__)
 

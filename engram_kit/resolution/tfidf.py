@@ -13,7 +13,6 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +32,8 @@ class CharNgramIndex:
     """
 
     def __init__(self, keys: Sequence[str]) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer  # 1.5 s to import: only when an index is built
+
         started = time.perf_counter()
         self.keys = list(keys)
         self._vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), dtype=np.float32)

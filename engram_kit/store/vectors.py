@@ -34,15 +34,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import chromadb
 import httpx
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import NotFoundError
-from chromadb.utils.embedding_functions import register_embedding_function
+
+from engram_kit.store._chroma_import import chromadb  # first: imports chromadb without an unused 3 s grammar
+
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings  # noqa: E402 - after the guarded import
+from chromadb.config import Settings as ChromaSettings  # noqa: E402
+from chromadb.errors import NotFoundError  # noqa: E402
+from chromadb.utils.embedding_functions import register_embedding_function  # noqa: E402
 
 from engram_kit.errors import BackendUnavailableError, DataError, QueryError, ReadOnlyError, WorkspaceError
+from engram_kit.store.vector_count import record_vector_count
 
 logger = logging.getLogger(__name__)
 
@@ -339,9 +342,16 @@ class VectorStore:
             with self._server_errors("open"):
                 self._collection: Any = self._open_collection()
                 self._max_batch = int(self._client.get_max_batch_size())
+            self._record_count()  # a write-mode open heals a count a crash left stale
         except BaseException:
             self.close()
             raise
+
+    def _record_count(self) -> None:
+        """Rewrite the count file of a local, writable store with the collection's own count
+        (:mod:`engram_kit.store.vector_count`: ``engram info`` reads it without importing chromadb)."""
+        if self.server is None and not self.read_only and self.path is not None and self._collection is not None:
+            record_vector_count(self.path, int(self._collection.count()))
 
     @contextmanager
     def _server_errors(self, operation: str) -> Iterator[None]:
@@ -446,7 +456,9 @@ class VectorStore:
                                    if metadatas is not None else None),
                     )
             except ValueError as exc:
+                self._record_count()  # earlier batches of this call are stored
                 raise DataError(f"chromadb rejected the upsert of ids {ids[part][:3]}...: {exc}") from exc
+        self._record_count()
         logger.debug("Upserted %d vectors into %s", len(ids), self.location)
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -462,6 +474,7 @@ class VectorStore:
         with self._server_errors("delete"):
             for part in _batches(len(ids), self._max_batch):
                 self._collection.delete(ids=ids[part])
+        self._record_count()
 
     # --- reads ---------------------------------------------------------------------------------------
     def count(self) -> int:
@@ -598,6 +611,8 @@ class VectorStore:
         self._require_writable("drop")
         with self._server_errors("drop"):
             self._client.delete_collection(self.collection_name)
+        if self.server is None and self.path is not None:
+            record_vector_count(self.path, 0)
         logger.info("dropped the vector collection %s", self.location)
         self.close()
 

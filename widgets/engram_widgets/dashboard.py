@@ -129,7 +129,9 @@ class Dashboard:
 
     def load(self) -> None:
         """Open the workspace and build the tabs (errors are shown in the page, never raised); then warm up
-        the language model in this (background) thread, and retry the write lock when it was taken."""
+        the language model in this (background) thread, and retry the write lock when it was taken. Over the
+        server's kernel limit (:func:`kernels_over_limit`), first wait, saying so, until another session ends."""
+        self._wait_for_a_free_slot()
         started = time.perf_counter()
         try:
             from engram_kit.errors import EngramError
@@ -158,6 +160,19 @@ class Dashboard:
             self.timings["warmup"] = self.assistant.warm_up()
         except Exception:  # noqa: BLE001 - the workspace may be swapped (lock retry) under a running warm-up
             log.warning("warm-up interrupted", exc_info=True)
+
+    def _wait_for_a_free_slot(self) -> None:
+        """Hold this kernel (nothing loaded) while the server runs more kernels than it allows, with a status
+        line saying why and what to do; checks again every :data:`SLOT_POLL_SECONDS`."""
+        while (over := kernels_over_limit()) is not None:
+            running, limit = over
+            self.status.value = (
+                f"<b style='color:#c62828'>This dashboard already serves {running - 1} sessions, its limit of "
+                f"{limit} kernels (about {KERNEL_MEMORY_MB:,} MB of memory each): this page waits and opens the "
+                "workspace as soon as another dashboard tab is closed. To allow more, restart it with "
+                "<code>engram dashboard --max-sessions N</code> on a machine with the memory for them.</b>")
+            time.sleep(SLOT_POLL_SECONDS)
+        self.status.value = f"<i>Opening workspace {_e(self.path)}…</i>"
 
     def _show_state(self) -> None:
         info = self.workspace.info()
@@ -240,6 +255,46 @@ class Dashboard:
         refit_on_select(self.tabs, {0: self.assistant, 1: self.explorer, 2: self.litmap})
 
 
+#: Environment variable holding the most kernels (pages + pre-started ones) the server may run at once; set by
+#: ``engram dashboard`` (:func:`voila_environment`), unset means no limit.
+MAX_KERNELS_ENV = "ENGRAM_DASHBOARD_MAX_KERNELS"
+#: Pages ``engram dashboard`` serves at once by default (``--max-sessions``): with :data:`KERNEL_MEMORY_MB` each,
+#: four sessions and the pre-started kernel take about 12 GB, within a 16 GB machine beside the server; on two
+#: cores, four sessions already share the CPU (benchmarks/results/dashboard_load.md: answers per minute, latency
+#: and memory at 1, 2 and 4 sessions).
+DEFAULT_MAX_SESSIONS = 4
+#: Peak resident memory of one dashboard kernel on the bundled sample with the model warm, in MB, rounded up
+#: (benchmarks/dashboard_load.py: largest kernel 2,201-2,247 MB over N = 1, 2); shown to a user over the limit.
+KERNEL_MEMORY_MB = 2300
+#: How often a kernel over the limit checks whether a session has ended, in seconds.
+SLOT_POLL_SECONDS = 5.0
+
+
+def kernels_over_limit(env: dict[str, str] | None = None) -> tuple[int, int] | None:
+    """``(running, limit)`` when the Voila server that started this kernel runs more kernels (this one included)
+    than ``$ENGRAM_DASHBOARD_MAX_KERNELS``, else None (also when unset, or outside a Voila kernel).
+
+    Counts the ``ipykernel`` children of this process's parent (the server). Kernels started earlier are ahead
+    in the queue: only kernels whose start time is not after this one's count, so of two waiting pages the older
+    one opens first."""
+    import psutil
+
+    raw = (os.environ if env is None else env).get(MAX_KERNELS_ENV, "")
+    if not raw.isdigit() or int(raw) < 1:
+        return None
+    try:
+        me = psutil.Process()
+        server = me.parent()
+        if server is None:
+            return None
+        kernels = [p for p in server.children() if any("ipykernel" in part for part in p.cmdline())]
+        ahead = [p for p in kernels if p.create_time() <= me.create_time()]
+    except psutil.Error:
+        return None
+    running = len(ahead) if any(p.pid == me.pid for p in ahead) else len(ahead) + 1
+    return (running, int(raw)) if running > int(raw) else None
+
+
 def dashboard(path: str | Path | None = None, *, background: bool = True) -> Dashboard:
     """Build and return the dashboard (display it, or let Voila display the cell's value)."""
     return Dashboard(path, background=background)
@@ -271,6 +326,8 @@ def write_dashboard_notebook(path: str | Path) -> Path:
 #: closes the kernel websocket without an error in the page: ipywidgets' FileUpload sends each file in one
 #: message, so 40 MB uploads need more (the document repository refuses files above 50 MB anyway).
 DEFAULT_MAX_MESSAGE_MB = 100
+#: Kernels ``engram dashboard`` keeps pre-started and warmed for the next page (``--pool``; see voila_command).
+DEFAULT_POOL_SIZE = 1
 #: Folder put on ``JUPYTER_PATH`` so Voila finds the ``engram`` template (``voila/templates/engram``).
 TEMPLATE_ROOT = Path(__file__).resolve().parent / "share"
 #: The repository's dashboard notebook (absent in a wheel install; :func:`write_dashboard_notebook` then).
@@ -285,13 +342,17 @@ def new_token() -> str:
 def voila_command(notebook: str | Path, *, host: str = "127.0.0.1", port: int = 8866,
                   max_message_mb: int = DEFAULT_MAX_MESSAGE_MB, open_browser: bool = False,
                   python: str | None = None, token: str | None = None,
-                  cull_idle_seconds: int = CULL_IDLE_SECONDS) -> list[str]:
+                  cull_idle_seconds: int = CULL_IDLE_SECONDS, pool_size: int = 0) -> list[str]:
     """The ``python -m voila ...`` command line serving ``notebook`` (see :func:`voila_environment`).
 
     Binds ``host`` only (127.0.0.1 by default: never all interfaces unless asked), raises Tornado's
     ``websocket_max_message_size`` to ``max_message_mb`` MB, uses the CDN-free ``engram`` template, culls
     kernels with no page connected after ``cull_idle_seconds`` (0 turns culling off). ``token``: the access
     token every request must carry (``?token=`` once, then a cookie); ``None`` or ``""`` serves without one.
+    ``pool_size`` > 0 keeps that many kernels pre-started with the dashboard notebook already run (Voila's
+    ``preheat_kernel``): each has opened the workspace and warmed the model in its background thread before a page
+    asks for it, so a page is usable at once and its first answer comes warm; a kernel handed to a page is replaced
+    at once (``engram dashboard --pool``, default :data:`DEFAULT_POOL_SIZE`).
     """
     import sys
 
@@ -306,21 +367,108 @@ def voila_command(notebook: str | Path, *, host: str = "127.0.0.1", port: int = 
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_seconds)}",
                     f"--MappingKernelManager.cull_interval={CULL_INTERVAL_SECONDS}",
                     "--MappingKernelManager.cull_connected=False"]
+    if pool_size > 0:
+        command += ["--preheat_kernel=True", f"--pool_size={int(pool_size)}"]
     if token:
         command.append(f"--token={token}")
     return command
 
 
-def voila_environment(workspace: str | Path, base: dict[str, str] | None = None) -> dict[str, str]:
+def voila_environment(workspace: str | Path, base: dict[str, str] | None = None, *,
+                      max_kernels: int | None = None) -> dict[str, str]:
     """Environment for the Voila process: ``$ENGRAM_WORKSPACE`` (absolute) for the kernel, the ``engram``
-    template on ``JUPYTER_PATH``, offline model loading (``HF_HUB_OFFLINE=1``)."""
+    template on ``JUPYTER_PATH``, offline model loading (``HF_HUB_OFFLINE=1``), and ``max_kernels`` (pages +
+    pre-started kernels; None: no limit) as :data:`MAX_KERNELS_ENV`."""
     env = dict(os.environ if base is None else base)
     env[WORKSPACE_ENV] = str(Path(workspace).resolve())
+    if max_kernels is not None:
+        env[MAX_KERNELS_ENV] = str(int(max_kernels))
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATE_ROOT), env.get("JUPYTER_PATH", "")) if p)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     env.setdefault("ANONYMIZED_TELEMETRY", "False")
     return env
+
+
+#: Seconds ``engram dashboard`` waits, after passing on a stop signal, for Voila to shut its kernels down (each
+#: closes its workspace and releases the writer lock) before it kills whatever is left of the process tree.
+STOP_GRACE_SECONDS = 15.0
+
+
+def serve(command: list[str], env: dict[str, str], *, grace_seconds: float = STOP_GRACE_SECONDS) -> int:
+    """Run the Voila ``command`` until it exits or this process gets SIGTERM, SIGINT (Ctrl-C) or SIGHUP, and leave
+    no process of it behind; returns Voila's exit status, or 128 + the signal number after a stop signal.
+
+    Voila runs in a session of its own (so a Ctrl-C reaches it once, through here, not twice), and Jupyter starts
+    each kernel in a session of its own too, so neither a process-group signal nor the terminal's Ctrl-C reaches
+    the kernels. On a stop signal the server gets SIGTERM and ``grace_seconds`` to shut its kernels down cleanly;
+    then every process of the tree recorded before the signal (server, kernels, their children) that is still
+    alive is killed. Without this, SIGTERM to ``engram dashboard`` left Voila and its kernels running (issue 30).
+    """
+    import signal
+    import subprocess
+
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _frame: received.append(signum)) for sig in stops}
+    try:
+        server = subprocess.Popen(command, env=env, start_new_session=True)
+        while not received:
+            try:
+                status = server.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        tree = _process_tree(server.pid)
+        if received:
+            _stop_tree(server, tree, grace_seconds)
+            return 128 + received[0]
+        _stop_tree(server, tree, 0.0)  # Voila exited by itself: no kernel outlives it either
+        return int(status)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _process_tree(pid: int) -> list[Any]:
+    """``psutil.Process`` objects of ``pid`` and all its descendants (empty when it has exited)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _stop_tree(server: Any, tree: list[Any], grace_seconds: float) -> None:
+    """SIGTERM ``server`` (a Popen), wait up to ``grace_seconds`` for it and the processes of ``tree``, then
+    SIGKILL every one still alive (kernels are in their own sessions: a killed server would orphan them)."""
+    import signal
+    import subprocess
+
+    import psutil
+
+    if server.poll() is None:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)  # the server and any helper in its session
+        except ProcessLookupError:
+            pass
+        try:
+            server.wait(timeout=grace_seconds)
+        except subprocess.TimeoutExpired:
+            pass
+    tree = [p for p in tree if p.pid != server.pid]
+    _, alive = psutil.wait_procs(tree, timeout=grace_seconds if server.poll() is not None else 0)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=5)
+    if server.poll() is None:
+        server.kill()
+        server.wait()
 
 
 def dashboard_notebook() -> Path:
