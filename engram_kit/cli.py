@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engram_kit import __version__
 from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
 
@@ -36,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, built from :data:`COMMANDS` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="engram", description="Biomedical GraphRAG workbench (engram-kit).")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
+    parser.add_argument("--version", action="version", version=f"engram-kit {__version__}",
+                        help="print the engram-kit version and exit")
     # -w is accepted before the subcommand too (`engram -w DIR ask ...`); the subcommand's -w wins.
     parser.add_argument("-w", "--workspace", dest="global_workspace", type=Path, default=None,
                         help="workspace folder (default: $ENGRAM_WORKSPACE or ./engram-workspace)")
@@ -96,12 +99,16 @@ def _check_args(p: argparse.ArgumentParser) -> None:
 def _ask_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ask``."""
     _workspace_arg(p)
-    p.add_argument("question")
-    p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
+    p.add_argument("question", help="the question in plain words, e.g. \"Which genes does BACE1 interact with?\"")
+    p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all",
+                   help="passages searched: all (default), pubmed (ingested PubMed records) or uploaded "
+                        "(documents: PDFs, web pages, text files)")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
     p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
                    "(default Settings.graph_weight; 0 = text only)")
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the full result as JSON (passage scores under the printed names: score, text_score, "
+                        "ppr_score, semantic_raw; README 'Command line')")
 
 
 def _info_args(p: argparse.ArgumentParser) -> None:
@@ -113,7 +120,7 @@ def _info_args(p: argparse.ArgumentParser) -> None:
 def _demo_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram demo``."""
     _workspace_arg(p)
-    p.add_argument("--question", default=DEMO_QUESTION)
+    p.add_argument("--question", default=DEMO_QUESTION, help=f"question asked after ingesting (default: {DEMO_QUESTION!r})")
 
 
 def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
@@ -204,6 +211,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from engram_kit.errors import DataError
 
+    from engram_kit.errors import UnknownFileTypeError
     from engram_kit.ingestion.pubmed import read_pubmed
 
     folders = [str(f) for f in args.files if f.is_dir()]
@@ -213,7 +221,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if missing:
         raise DataError(f"No such file: {', '.join(missing)}; check the path(s).")
     for file in args.files:
-        read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
+        try:
+            read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
+        except UnknownFileTypeError as exc:
+            raise UnknownFileTypeError(f"{file.name}: cannot ingest this file type; engram ingest accepts "
+                                       f"{accepted_formats()}.") from exc
     with _open(args) as ws:
         for file in args.files:
             report = ws.ingest(file, skip_bad=getattr(args, "skip_bad", False), workers=getattr(args, "workers", 0))
@@ -244,12 +256,13 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
         print(f"  unresolved mentions: {', '.join(result.unresolved)}")
     if result.fallback:
         print(f"\nNote: {result.fallback}")
-    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text (BM25 + dense) + {result.alpha:.2f} * graph (PPR), "
-          "relative to the best candidate):")
+    # The labels are the passages' `ask --json` keys (PassageHit fields), one vocabulary for both (issue 34.13).
+    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text_score (BM25 + dense) + {result.alpha:.2f} * ppr_score "
+          "(graph), relative to the best candidate; semantic_raw: question-passage cosine):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
-        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text={p.text_score:.3f} graph={p.ppr_score:.3f} "
-              f"cos={p.semantic_raw:.2f}  {title}")
+        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text_score={p.text_score:.3f} "
+              f"ppr_score={p.ppr_score:.3f} semantic_raw={p.semantic_raw:.2f}  {title}")
         for path in p.paths[:1]:
             print(f"      via {path.describe()}")
     if not result.subgraph_nodes.empty:
@@ -342,7 +355,7 @@ def _desk_args(p: argparse.ArgumentParser) -> None:
     from engram_kit.llm.factory import PROVIDERS
 
     _workspace_arg(p)
-    p.add_argument("question")
+    p.add_argument("question", help="the question, e.g. \"Which pathways does TP53 participate in?\"")
     p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
                    help="none: offline templates (default); anthropic: Claude plans the queries "
                         "($ANTHROPIC_API_KEY); record/replay: with --cassette")
@@ -463,7 +476,7 @@ def _docs_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram docs``."""
     _workspace_arg(p)
     p.add_argument("--search", default=None, help="text searched in titles and file names")
-    p.add_argument("--status", choices=list(STATUSES), default=None)
+    p.add_argument("--status", choices=list(STATUSES), default=None, help="list only documents in this state")
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
 
 
@@ -479,12 +492,23 @@ def _rm_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram rm``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="delete without asking (needed when stdin is not a terminal: scripts, pipes, CI)")
 
 
 def _reprocess_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram reprocess``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
+
+
+def accepted_formats() -> str:
+    """Every input ``engram ingest`` takes, as one phrase for help and error messages: the PubMed record
+    formats of :data:`engram_kit.ingestion.pubmed.READERS`, the :data:`DOCUMENT_EXTENSIONS` and URLs."""
+    from engram_kit.ingestion.pubmed import READERS
+
+    return (f"PubMed records ({', '.join(sorted(READERS))}, each optionally .gz; .txt is MEDLINE text), documents "
+            f"({', '.join(DOCUMENT_EXTENSIONS)}) and web pages (http(s):// or file:// URLs)")
 
 
 def _is_url(item: str) -> bool:
@@ -564,9 +588,38 @@ def cmd_doc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _confirm_rm(doc_id: str, title: str, passages: int, yes: bool) -> bool:
+    """Whether `engram rm` may delete: ``--yes``, else a ``y``/``yes`` typed at the terminal's prompt.
+
+    Raises
+    ------
+    QueryError
+        If stdin is not a terminal and ``--yes`` was not given: a script must say so explicitly, since a
+        deletion cannot be undone (and a prompt nobody sees would hang or read the next line of a pipe).
+    """
+    from engram_kit.errors import QueryError
+
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise QueryError(f"engram rm {doc_id}: not asking for confirmation because stdin is not a terminal; "
+                         "pass --yes to delete from a script.")
+    shown = textwrap.shorten(title, 70) if title else "(untitled)"
+    reply = input(f"Delete {doc_id} {shown!r} ({passages} passages; original, graph nodes and vectors)? [y/N] ")
+    return reply.strip().lower() in ("y", "yes")
+
+
 def cmd_rm(args: argparse.Namespace) -> int:
-    with _open(args) as ws:
+    with _open(args, read_only=True) as ws:  # resolve and ask without holding the write lock
         doc_id = ws.documents.resolve_id(args.id)
+        listing = ws.documents.list()
+        row = listing[listing["id"] == doc_id]
+        title = str(row["title"].iloc[0]) if not row.empty else ""
+        passages = int(row["passages"].iloc[0]) if not row.empty else 0
+    if not _confirm_rm(doc_id, title, passages, args.yes):
+        print(f"Not deleted: {doc_id}.")
+        return 1
+    with _open(args) as ws:
         removed = ws.documents.delete(doc_id)
     print(f"Deleted {doc_id} ({removed} passages).")
     return 0
@@ -692,7 +745,8 @@ def cmd_investigate(args: argparse.Namespace) -> int:
 def _map_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram map``."""
     _workspace_arg(p)
-    p.add_argument("--docs", nargs="*", default=None, help="article ids (default: all complete articles)")
+    p.add_argument("--docs", nargs="*", default=None, metavar="ID",
+                   help="article ids, e.g. pubmed:12345 or doc:3f2a... (default: all complete articles)")
     p.add_argument("--min-occurrence", type=int, default=4, help="minimum sentences per entity and edge (Empirica: 4)")
     p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (> 1: more, smaller communities)")
     p.add_argument("--pmi", action="store_true", help="PMI-normalised edge weights")
@@ -703,8 +757,10 @@ def _discover_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram discover``."""
     _workspace_arg(p)
     p.add_argument("entity", help="entity name or id, e.g. 'Alzheimer's disease' or Disease::DOID:10652")
-    p.add_argument("--kinds", nargs="*", default=None, help="keep only C of these kinds, e.g. Compound Disease")
-    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--kinds", nargs="*", default=None, metavar="KIND",
+                   help="keep only candidates (the C terms of A-B-C) of these node kinds, e.g. Compound Disease "
+                        "(default: every kind)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="candidates to show (default 10)")
 
 
 def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN001, ANN202
@@ -789,8 +845,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("ingest", "ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
                       "(.pdf, .html, .md) and URLs",
             _ingest_args, cmd_ingest_any,
-            description="Ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
-                        "(.pdf, .html, .md) and web pages (http(s) URLs)."),
+            description="Ingest PubMed records (.jsonl/.ndjson, PubMed .xml, MEDLINE .nbib/.medline/.txt; each "
+                        ".gz ok), documents (.pdf, .html/.htm/.xhtml, .md/.markdown) and web pages (http(s):// or "
+                        "file:// URLs)."),
     Command("ask", "ask a question; prints entities, ranked passages and a cited answer",
             _ask_args, cmd_ask),
     Command("info", "what the workspace holds",
