@@ -54,8 +54,14 @@ def _init_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram init``."""
     _workspace_arg(p)
     p.add_argument("--data", type=Path, default=None,
-                   help="data folder in the bundled or shared layout, e.g. ../shared/data for full Hetionet "
-                        "(default: the bundled sample, or $ENGRAM_DATA_DIR)")
+                   help="data folder in the bundled layout (hetionet/, synonyms/, pubmed/; default: the bundled "
+                        "sample, or $ENGRAM_DATA_DIR)")
+    p.add_argument("--download", type=Path, nargs="?", const=Path("hetionet-v1.0"), default=None, metavar="DIR",
+                   help="download the full official Hetionet v1.0 (47,031 nodes, 2,250,197 edges; ~12 MB, SHA-256 "
+                        "checked) into DIR (default ./hetionet-v1.0; a verified copy there is reused) and load it")
+    p.add_argument("--hetionet-url", default=None, metavar="URL",
+                   help="where --download fetches the release files from (default: the hetio/hetionet GitHub "
+                        "release; a mirror must serve the same files, their checksums are verified)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
     p.add_argument("--embedder", default=None, metavar="NAME",
                    help="passage embedder, recorded in the workspace: minilm-onnx-int8 (default), minilm-fp32, or "
@@ -189,14 +195,34 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     return Settings(embedding_model=key)
 
 
+def _downloaded_data(args: argparse.Namespace):  # noqa: ANN202 - DataPaths | Path | None
+    """``--data``, or for ``--download DIR`` the official release fetched into DIR (engram_kit.kg.download_hetionet)
+    with the bundled synonym tables and abstracts."""
+    if getattr(args, "download", None) is None:
+        return args.data
+    if args.data is not None or getattr(args, "kgx_edges", None) is not None:
+        raise DataError("--download (the official Hetionet release) excludes --data and --kgx-edges: a workspace "
+                        "holds one knowledge graph. Drop one of them.")
+    from engram_kit.datasets import downloaded_data_paths
+    from engram_kit.kg import hetionet
+
+    url = args.hetionet_url or hetionet.HETIONET_BASE_URL
+    print(f"Downloading Hetionet v1.0 from {url} into {args.download} ...", flush=True)
+    files = hetionet.download_hetionet(args.download, base_url=url, expected_sha256=hetionet.HETIONET_SHA256,
+                                       progress=True)
+    print(f"  {files.nodes} and {files.edges} (SHA-256 verified; recorded beside them)")
+    return downloaded_data_paths(files.nodes, files.edges)
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     from engram_kit.workspace import Workspace, default_workspace_path
 
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
+    data = _downloaded_data(args)
     graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
+    with Workspace.create(path, data=data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
                           graph=graph, settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
@@ -433,8 +459,9 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
     config = _neo4j_config(args)
+    data = _downloaded_data(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
+    with Workspace.create(path, data=data, overwrite=args.force, backend="neo4j", neo4j=config,
                           vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args), settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
@@ -771,6 +798,16 @@ def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN0
     return lit, lit.graph(config)
 
 
+def _names_first(frame, names: dict[str, str], width: int = 40):  # noqa: ANN001, ANN202 - DataFrame in and out
+    """``frame`` for printing: each name column (key of ``names``) shortened to ``width`` characters and moved to
+    the front, its id column (the value) moved to the end, so a reader sees names and can still copy ids
+    (`engram map` printed raw ids such as ``np:Unlinked:amp activated protein kinase`` first)."""
+    ids = [c for c in names.values() if c in frame.columns]
+    front = [c for c in names if c in frame.columns]
+    shown = frame.assign(**{c: frame[c].map(lambda v: textwrap.shorten(str(v), width, placeholder="...")) for c in front})
+    return shown[front + [c for c in frame.columns if c not in front and c not in ids] + ids]
+
+
 def cmd_map(args: argparse.Namespace) -> int:
     from engram_kit.analysis import analyze_structure, link_to_knowledge_graph
 
@@ -783,10 +820,14 @@ def cmd_map(args: argparse.Namespace) -> int:
         links = link_to_knowledge_graph(graph, ws.curated_edges(list(graph.nodes)))
         print(", ".join(f"{k}={v}" for k, v in structure.summary().items()))
         print("\nTop betweenness (bridging entities):")
-        print(structure.nodes.head(10).to_string(index=False))
+        print(_names_first(structure.nodes.head(10), {"name": "id"}).to_string(index=False))
         print("\nCommunities:")
         print(structure.communities.head(10).to_string(index=False))
         new = links[links["kg_status"] == "new in literature"]
+        if not new.empty:
+            print("\nNew in the literature (co-occurring entities without a curated edge; top 10 by weight):")
+            shown = new.head(10)[["source_name", "target_name", "sentences", "weight", "source", "target"]]
+            print(_names_first(shown, {"source_name": "source", "target_name": "target"}).to_string(index=False))
         status = links["kg_status"].value_counts()
         graph_name = ws.manifest["knowledge_graph"].get("name", "the knowledge graph")
         others = ", ".join(f"{n} {s}" for s, n in status.items() if s not in ("curated", "new in literature"))
