@@ -693,13 +693,14 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from engram_kit.workspace import default_workspace_path
-    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, voila_command,
-                                          voila_environment)
+    from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, dashboard_notebook, new_token, trust_notebook,
+                                          voila_command, voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
     token = "" if args.no_token else (args.token or new_token())
+    trust_notebook(dashboard_notebook())  # Voila warned "Notebook dashboard.ipynb is not trusted" (issue 34.15)
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
                             max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token)
     if args.print_command:
