@@ -40,6 +40,8 @@ class LineProgress(std.tqdm):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("mininterval", LINE_INTERVAL)
+        # tqdm's monitor thread forces a redraw after maxinterval (10 s by default) when updates stall
+        kwargs.setdefault("maxinterval", max(float(kwargs["mininterval"]), LINE_INTERVAL))
         kwargs["leave"] = True
         kwargs.pop("dynamic_ncols", None)
         self._lines_written = 0

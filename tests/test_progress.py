@@ -47,7 +47,7 @@ def test_iterables_and_unknown_totals_and_disable(monkeypatch) -> None:
 
 def test_lines_are_periodic_by_default() -> None:
     bar = LineProgress(total=2, file=io.StringIO())
-    assert bar.mininterval == LINE_INTERVAL == 30.0 and bar.leave is True
+    assert bar.mininterval == bar.maxinterval == LINE_INTERVAL == 30.0 and bar.leave is True
     bar.close()
 
 
