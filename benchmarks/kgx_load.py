@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from benchmarks.ppr import dense_seed, overlap, scipy_power, stats
 from benchmarks.quality.common import provenance

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engram_kit import __version__
 from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
 
@@ -36,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, built from :data:`COMMANDS` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="engram", description="Biomedical GraphRAG workbench (engram-kit).")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
+    parser.add_argument("--version", action="version", version=f"engram-kit {__version__}",
+                        help="print the engram-kit version and exit")
     # -w is accepted before the subcommand too (`engram -w DIR ask ...`); the subcommand's -w wins.
     parser.add_argument("-w", "--workspace", dest="global_workspace", type=Path, default=None,
                         help="workspace folder (default: $ENGRAM_WORKSPACE or ./engram-workspace)")
@@ -51,8 +54,14 @@ def _init_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram init``."""
     _workspace_arg(p)
     p.add_argument("--data", type=Path, default=None,
-                   help="data folder in the bundled or shared layout, e.g. ../shared/data for full Hetionet "
-                        "(default: the bundled sample, or $ENGRAM_DATA_DIR)")
+                   help="data folder in the bundled layout (hetionet/, synonyms/, pubmed/; default: the bundled "
+                        "sample, or $ENGRAM_DATA_DIR)")
+    p.add_argument("--download", type=Path, nargs="?", const=Path("hetionet-v1.0"), default=None, metavar="DIR",
+                   help="download the full official Hetionet v1.0 (47,031 nodes, 2,250,197 edges; ~12 MB, SHA-256 "
+                        "checked) into DIR (default ./hetionet-v1.0; a verified copy there is reused) and load it")
+    p.add_argument("--hetionet-url", default=None, metavar="URL",
+                   help="where --download fetches the release files from (default: the hetio/hetionet GitHub "
+                        "release; a mirror must serve the same files, their checksums are verified)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
     p.add_argument("--embedder", default=None, metavar="NAME",
                    help="passage embedder, recorded in the workspace: minilm-onnx-int8 (default), minilm-fp32, or "
@@ -102,13 +111,18 @@ def _check_args(p: argparse.ArgumentParser) -> None:
 def _ask_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram ask``."""
     _workspace_arg(p)
-    p.add_argument("question", help="the question; '-' reads questions from standard input, one per line, "
-                   "answered in one process with the workspace opened once (--json: one JSON object per line)")
-    p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all")
+    p.add_argument("question", help="the question in plain words, e.g. \"Which genes does BACE1 interact with?\"; "
+                   "'-' reads questions from standard input, one per line, answered in one process with the "
+                   "workspace opened once (--json: one JSON object per line)")
+    p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all",
+                   help="passages searched: all (default), pubmed (ingested PubMed records) or uploaded "
+                        "(documents: PDFs, web pages, text files)")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
     p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
                    "(default Settings.graph_weight; 0 = text only)")
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the full result as JSON (passage scores under the printed names: score, text_score, "
+                        "ppr_score, semantic_raw; README 'Command line')")
     p.add_argument("--within", nargs="+", default=None, metavar="ID",
                    help="answer from these papers only: PMIDs (123, PMID:123, pubmed:123) or document ids")
 
@@ -122,7 +136,7 @@ def _info_args(p: argparse.ArgumentParser) -> None:
 def _demo_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram demo``."""
     _workspace_arg(p)
-    p.add_argument("--question", default=DEMO_QUESTION)
+    p.add_argument("--question", default=DEMO_QUESTION, help=f"question asked after ingesting (default: {DEMO_QUESTION!r})")
 
 
 def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
@@ -191,14 +205,34 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     return Settings(embedding_model=key)
 
 
+def _downloaded_data(args: argparse.Namespace):  # noqa: ANN202 - DataPaths | Path | None
+    """``--data``, or for ``--download DIR`` the official release fetched into DIR (engram_kit.kg.download_hetionet)
+    with the bundled synonym tables and abstracts."""
+    if getattr(args, "download", None) is None:
+        return args.data
+    if args.data is not None or getattr(args, "kgx_edges", None) is not None:
+        raise DataError("--download (the official Hetionet release) excludes --data and --kgx-edges: a workspace "
+                        "holds one knowledge graph. Drop one of them.")
+    from engram_kit.datasets import downloaded_data_paths
+    from engram_kit.kg import hetionet
+
+    url = args.hetionet_url or hetionet.HETIONET_BASE_URL
+    print(f"Downloading Hetionet v1.0 from {url} into {args.download} ...", flush=True)
+    files = hetionet.download_hetionet(args.download, base_url=url, expected_sha256=hetionet.HETIONET_SHA256,
+                                       progress=True)
+    print(f"  {files.nodes} and {files.edges} (SHA-256 verified; recorded beside them)")
+    return downloaded_data_paths(files.nodes, files.edges)
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     from engram_kit.workspace import Workspace, default_workspace_path
 
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
+    data = _downloaded_data(args)
     graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
+    with Workspace.create(path, data=data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
                           graph=graph, settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
@@ -213,6 +247,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from engram_kit.errors import DataError
 
+    from engram_kit.errors import UnknownFileTypeError
     from engram_kit.ingestion.pubmed import read_pubmed
 
     folders = [str(f) for f in args.files if f.is_dir()]
@@ -222,7 +257,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if missing:
         raise DataError(f"No such file: {', '.join(missing)}; check the path(s).")
     for file in args.files:
-        read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
+        try:
+            read_pubmed(file)  # fails fast on an unsupported type, before the workspace is locked
+        except UnknownFileTypeError as exc:
+            raise UnknownFileTypeError(f"{file.name}: cannot ingest this file type; engram ingest accepts "
+                                       f"{accepted_formats()}.") from exc
     empty = 0
     with _open(args) as ws:
         if getattr(args, "engine", "local") == "ray":  # one Ray run over all the files (one map, one load)
@@ -261,12 +300,13 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
         print(f"  unresolved mentions: {', '.join(result.unresolved)}")
     if result.fallback:
         print(f"\nNote: {result.fallback}")
-    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text (BM25 + dense) + {result.alpha:.2f} * graph (PPR), "
-          "relative to the best candidate):")
+    # The labels are the passages' `ask --json` keys (PassageHit fields), one vocabulary for both (issue 34.13).
+    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text_score (BM25 + dense) + {result.alpha:.2f} * ppr_score "
+          "(graph), relative to the best candidate; semantic_raw: question-passage cosine):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
-        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text={p.text_score:.3f} graph={p.ppr_score:.3f} "
-              f"cos={p.semantic_raw:.2f}  {title}")
+        print(f"  {p.rank:2}. {p.citation:14} score={p.score:.3f} text_score={p.text_score:.3f} "
+              f"ppr_score={p.ppr_score:.3f} semantic_raw={p.semantic_raw:.2f}  {title}")
         for path in p.paths[:1]:
             print(f"      via {path.describe()}")
     if not result.subgraph_nodes.empty:
@@ -402,7 +442,7 @@ def _desk_args(p: argparse.ArgumentParser) -> None:
     from engram_kit.llm.factory import PROVIDERS
 
     _workspace_arg(p)
-    p.add_argument("question")
+    p.add_argument("question", help="the question, e.g. \"Which pathways does TP53 participate in?\"")
     p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
                    help="none: offline templates (default); anthropic: Claude plans the queries "
                         "($ANTHROPIC_API_KEY); record/replay: with --cassette")
@@ -541,8 +581,9 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
     config = _neo4j_config(args)
+    data = _downloaded_data(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
-    with Workspace.create(path, data=args.data, overwrite=args.force, backend="neo4j", neo4j=config,
+    with Workspace.create(path, data=data, overwrite=args.force, backend="neo4j", neo4j=config,
                           vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args), settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
@@ -586,7 +627,7 @@ def _docs_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram docs``."""
     _workspace_arg(p)
     p.add_argument("--search", default=None, help="text searched in titles and file names")
-    p.add_argument("--status", choices=list(STATUSES), default=None)
+    p.add_argument("--status", choices=list(STATUSES), default=None, help="list only documents in this state")
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
 
 
@@ -602,12 +643,23 @@ def _rm_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram rm``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="delete without asking (needed when stdin is not a terminal: scripts, pipes, CI)")
 
 
 def _reprocess_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram reprocess``."""
     _workspace_arg(p)
     p.add_argument("id", help="document id or unique prefix")
+
+
+def accepted_formats() -> str:
+    """Every input ``engram ingest`` takes, as one phrase for help and error messages: the PubMed record
+    formats of :data:`engram_kit.ingestion.pubmed.READERS`, the :data:`DOCUMENT_EXTENSIONS` and URLs."""
+    from engram_kit.ingestion.pubmed import READERS
+
+    return (f"PubMed records ({', '.join(sorted(READERS))}, each optionally .gz; .txt is MEDLINE text), documents "
+            f"({', '.join(DOCUMENT_EXTENSIONS)}) and web pages (http(s):// or file:// URLs)")
 
 
 def _is_url(item: str) -> bool:
@@ -694,9 +746,38 @@ def cmd_doc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _confirm_rm(doc_id: str, title: str, passages: int, yes: bool) -> bool:
+    """Whether `engram rm` may delete: ``--yes``, else a ``y``/``yes`` typed at the terminal's prompt.
+
+    Raises
+    ------
+    QueryError
+        If stdin is not a terminal and ``--yes`` was not given: a script must say so explicitly, since a
+        deletion cannot be undone (and a prompt nobody sees would hang or read the next line of a pipe).
+    """
+    from engram_kit.errors import QueryError
+
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise QueryError(f"engram rm {doc_id}: not asking for confirmation because stdin is not a terminal; "
+                         "pass --yes to delete from a script.")
+    shown = textwrap.shorten(title, 70) if title else "(untitled)"
+    reply = input(f"Delete {doc_id} {shown!r} ({passages} passages; original, graph nodes and vectors)? [y/N] ")
+    return reply.strip().lower() in ("y", "yes")
+
+
 def cmd_rm(args: argparse.Namespace) -> int:
-    with _open(args) as ws:
+    with _open(args, read_only=True) as ws:  # resolve and ask without holding the write lock
         doc_id = ws.documents.resolve_id(args.id)
+        listing = ws.documents.list()
+        row = listing[listing["id"] == doc_id]
+        title = str(row["title"].iloc[0]) if not row.empty else ""
+        passages = int(row["passages"].iloc[0]) if not row.empty else 0
+    if not _confirm_rm(doc_id, title, passages, args.yes):
+        print(f"Not deleted: {doc_id}.")
+        return 1
+    with _open(args) as ws:
         removed = ws.documents.delete(doc_id)
     print(f"Deleted {doc_id} ({removed} passages).")
     return 0
@@ -749,12 +830,14 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     from engram_kit.workspace import default_workspace_path
     from engram_widgets.dashboard import (DEFAULT_MAX_MESSAGE_MB, DEFAULT_MAX_SESSIONS, DEFAULT_POOL_SIZE,
-                                          dashboard_notebook, new_token, serve, voila_command, voila_environment)
+                                          dashboard_notebook, new_token, serve, trust_notebook, voila_command,
+                                          voila_environment)
 
     path = args.workspace or default_workspace_path()
     if not (Path(path) / "manifest.json").is_file():
         raise WorkspaceError(f"No workspace at {path}: run `engram init -w {path}` first (or pass -w).")
     token = "" if args.no_token else (args.token or new_token())
+    trust_notebook(dashboard_notebook())  # Voila warned "Notebook dashboard.ipynb is not trusted" (issue 34.15)
     command = voila_command(dashboard_notebook(), host=args.host, port=args.port, open_browser=args.open,
                             max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB, token=token,
                             pool_size=(pool := DEFAULT_POOL_SIZE if args.pool is None else max(0, args.pool)))
@@ -832,7 +915,8 @@ def cmd_investigate(args: argparse.Namespace) -> int:
 def _map_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram map``."""
     _workspace_arg(p)
-    p.add_argument("--docs", nargs="*", default=None, help="article ids (default: all complete articles)")
+    p.add_argument("--docs", nargs="*", default=None, metavar="ID",
+                   help="article ids, e.g. pubmed:12345 or doc:3f2a... (default: all complete articles)")
     p.add_argument("--min-occurrence", type=int, default=4, help="minimum sentences per entity and edge (Empirica: 4)")
     p.add_argument("--resolution", type=float, default=1.0, help="Louvain resolution (> 1: more, smaller communities)")
     p.add_argument("--pmi", action="store_true", help="PMI-normalised edge weights")
@@ -843,8 +927,10 @@ def _discover_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram discover``."""
     _workspace_arg(p)
     p.add_argument("entity", help="entity name or id, e.g. 'Alzheimer's disease' or Disease::DOID:10652")
-    p.add_argument("--kinds", nargs="*", default=None, help="keep only C of these kinds, e.g. Compound Disease")
-    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--kinds", nargs="*", default=None, metavar="KIND",
+                   help="keep only candidates (the C terms of A-B-C) of these node kinds, e.g. Compound Disease "
+                        "(default: every kind)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="candidates to show (default 10)")
 
 
 def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN001, ANN202
@@ -853,6 +939,16 @@ def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN0
     lit = ws.literature_map(args.docs if getattr(args, "docs", None) else None)
     config = MapConfig(min_occurrence=min_occurrence, weighting="pmi" if getattr(args, "pmi", False) else "count")
     return lit, lit.graph(config)
+
+
+def _names_first(frame, names: dict[str, str], width: int = 40):  # noqa: ANN001, ANN202 - DataFrame in and out
+    """``frame`` for printing: each name column (key of ``names``) shortened to ``width`` characters and moved to
+    the front, its id column (the value) moved to the end, so a reader sees names and can still copy ids
+    (`engram map` printed raw ids such as ``np:Unlinked:amp activated protein kinase`` first)."""
+    ids = [c for c in names.values() if c in frame.columns]
+    front = [c for c in names if c in frame.columns]
+    shown = frame.assign(**{c: frame[c].map(lambda v: textwrap.shorten(str(v), width, placeholder="...")) for c in front})
+    return shown[front + [c for c in frame.columns if c not in front and c not in ids] + ids]
 
 
 def cmd_map(args: argparse.Namespace) -> int:
@@ -867,10 +963,14 @@ def cmd_map(args: argparse.Namespace) -> int:
         links = link_to_knowledge_graph(graph, ws.curated_edges(list(graph.nodes)))
         print(", ".join(f"{k}={v}" for k, v in structure.summary().items()))
         print("\nTop betweenness (bridging entities):")
-        print(structure.nodes.head(10).to_string(index=False))
+        print(_names_first(structure.nodes.head(10), {"name": "id"}).to_string(index=False))
         print("\nCommunities:")
         print(structure.communities.head(10).to_string(index=False))
         new = links[links["kg_status"] == "new in literature"]
+        if not new.empty:
+            print("\nNew in the literature (co-occurring entities without a curated edge; top 10 by weight):")
+            shown = new.head(10)[["source_name", "target_name", "sentences", "weight", "source", "target"]]
+            print(_names_first(shown, {"source_name": "source", "target_name": "target"}).to_string(index=False))
         status = links["kg_status"].value_counts()
         graph_name = ws.manifest["knowledge_graph"].get("name", "the knowledge graph")
         others = ", ".join(f"{n} {s}" for s, n in status.items() if s not in ("curated", "new in literature"))
@@ -929,8 +1029,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("ingest", "ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
                       "(.pdf, .html, .md) and URLs",
             _ingest_args, cmd_ingest_any,
-            description="Ingest PubMed records (.jsonl, PubMed .xml, MEDLINE .nbib/.txt; .gz ok), documents "
-                        "(.pdf, .html, .md) and web pages (http(s) URLs)."),
+            description="Ingest PubMed records (.jsonl/.ndjson, PubMed .xml, MEDLINE .nbib/.medline/.txt; each "
+                        ".gz ok), documents (.pdf, .html/.htm/.xhtml, .md/.markdown) and web pages (http(s):// or "
+                        "file:// URLs)."),
     Command("ask", "ask a question; prints entities, ranked passages and a cited answer",
             _ask_args, cmd_ask),
     Command("info", "what the workspace holds",

@@ -99,6 +99,37 @@ class DataPaths:
     abstracts: Path
 
 
+def downloaded_data_paths(nodes: str | os.PathLike[str], edges: str | os.PathLike[str]) -> DataPaths:
+    """Data paths for a downloaded Hetionet release (``engram_kit.kg.download_hetionet()``): its node and edge
+    files, with the synonym tables and sample abstracts of :func:`bundled_data_dir` (the release has none).
+
+    Parameters
+    ----------
+    nodes, edges : paths
+        The release's ``hetionet-v1.0-nodes.tsv`` and ``hetionet-v1.0-edges.sif.gz`` (``HetionetFiles.nodes``,
+        ``HetionetFiles.edges``).
+
+    Raises
+    ------
+    DataError
+        If either file is missing, or the bundled folder lacks ``synonyms/`` or its abstracts.
+
+    Examples
+    --------
+    >>> from engram_kit.kg import download_hetionet  # doctest: +SKIP
+    >>> files = download_hetionet("hetionet")  # doctest: +SKIP
+    >>> Workspace.create("full-ws", data=downloaded_data_paths(files.nodes, files.edges))  # doctest: +SKIP
+    """
+    nodes, edges = Path(nodes), Path(edges)
+    for role, path in (("nodes", nodes), ("edges", edges)):
+        if not path.is_file():
+            raise DataError(f"Hetionet {role} file {path} does not exist. Fix: download it with "
+                            "engram_kit.kg.download_hetionet(folder) (CLI: engram init --download folder).")
+    bundled = resolve_data_paths()
+    return DataPaths(root=edges.parent, layout="official", nodes=nodes, edges=edges,
+                     synonyms_dir=bundled.synonyms_dir, abstracts=bundled.abstracts)
+
+
 def _first_existing(root: Path, candidates: tuple[str, ...], want_dir: bool) -> Path | None:
     for relative in candidates:
         path = root / relative

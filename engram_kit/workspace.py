@@ -793,7 +793,7 @@ class Workspace:
         DataError
             If the Neo4j database already holds a knowledge graph (use an empty database).
         """
-        from tqdm.auto import tqdm
+        from engram_kit.progress import tqdm
 
         from engram_kit.store.export import literature_batches, read_domain, read_literature
 

@@ -16,5 +16,10 @@ python -m pip install --quiet --upgrade pip
 if ! python -c "import torch" >/dev/null 2>&1; then
   python -m pip install --quiet "torch==2.13.0" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 fi
-python -m pip install --quiet -e ".[notebooks,dev,neo4j,scale]"
+# The editable build's setuptools (editable_wheel._TopLevelFinder, chosen because engram_kit sits at the root and
+# engram_widgets under widgets/) emits an informational "Editable installation. Please be careful with folders in
+# your working directory ..." warning that pip prints as a 10-line BuildBackendWarning block. It is information,
+# not a problem (the finder maps exactly the two packages); the filter silences that one message in the backend.
+PYTHONWARNINGS="ignore:Editable installation${PYTHONWARNINGS:+,$PYTHONWARNINGS}" \
+  python -m pip install --quiet -e ".[notebooks,dev,neo4j,scale]"
 python -c "import engram_kit, ladybug, scispacy, chromadb; print('engram-kit', engram_kit.__version__, 'installed in .venv')"

@@ -42,7 +42,7 @@ def test_unknown_file_type_and_empty_question(workspace_path, workspace, tmp_pat
     bad = tmp_path / "table.csv"
     bad.write_text("a,b\n1,2\n")
     assert main(["ingest", "-w", str(workspace_path), str(bad)]) == 2
-    assert "supported PubMed formats" in capsys.readouterr().err
+    assert "engram ingest accepts PubMed records" in capsys.readouterr().err
     assert main(["ask", "-w", str(workspace_path), "  "]) == 2
     assert "empty" in capsys.readouterr().err
     assert main(["ask", "-w", str(workspace_path), "How were the patients followed up over time?"]) == 0

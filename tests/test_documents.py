@@ -486,7 +486,11 @@ def test_text_that_used_to_come_to_nothing_is_linked_and_lost_glyphs_are_reporte
     assert snapshot(ws) == before
 
 
-def test_cli_ingest_docs_doc_rm(ws, capsys):  # `engram reprocess` shares cmd code with rm; API tested above
+def test_cli_ingest_docs_doc_rm(ws, capsys, monkeypatch):  # `engram reprocess` shares cmd code with rm
+    import io
+    import json
+    import sys
+
     from engram_kit.cli import main
 
     path = str(ws.path)
@@ -500,7 +504,28 @@ def test_cli_ingest_docs_doc_rm(ws, capsys):  # `engram reprocess` shares cmd co
     note.write_text("# Results\n\nHeparin reduced venous thrombosis after trauma.\n")
     assert main(["ingest", str(note), "-w", path]) == 0
     assert "complete" in capsys.readouterr().out
+    # rm without --yes off a terminal (pytest's stdin is not one) refuses and deletes nothing (issue 34.9)
+    assert main(["rm", ws.report.id, "-w", path]) == 2
+    assert "stdin is not a terminal; pass --yes" in capsys.readouterr().err
+    # on a terminal it asks: anything but y/yes keeps the document, "y" deletes it
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    assert main(["rm", ws.report.id, "-w", path]) == 1
+    out = capsys.readouterr().out
+    assert f"Delete {ws.report.id} " in out and "[y/N]" in out and f"Not deleted: {ws.report.id}." in out
+    assert main(["docs", "-w", path]) == 0
+    assert ws.report.id in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
     assert main(["rm", ws.report.id, "-w", path]) == 0
+    assert f"Deleted {ws.report.id} (" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["docs", "--json", "-w", path]) == 0
+    (note_id,) = [d["id"] for d in json.loads(capsys.readouterr().out)]
+    assert main(["rm", note_id[4:12], "--yes", "-w", path]) == 0  # --yes: no prompt, for scripts
+    assert capsys.readouterr().out.startswith(f"Deleted {note_id} (")
     assert main(["docs", "-w", path]) == 0
     out = capsys.readouterr().out
     assert ws.report.id not in out and "note" not in out.lower() or "Results" in out or "Heparin" in out

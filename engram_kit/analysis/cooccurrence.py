@@ -31,7 +31,7 @@ from typing import Any
 
 import networkx as nx
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.analysis.noise import boilerplate_reason, cut_reference_section
 from engram_kit.analysis.relations import DEFAULT_PATTERNS, RELATION_TYPES, RelationPattern, find_relations

@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Literal
 
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.extraction.abbreviations import Abbreviation, AbbreviationFinder

@@ -35,7 +35,12 @@ Every entry says where its surface form comes from (``LexiconEntry.source``):
 ``lay-synonym``
     Curated consumer-health names (``vocabulary/lay-synonyms.tsv``: "high blood pressure" -> hypertension,
     "type 2 diabetes" -> type 2 diabetes mellitus, "penicillin" -> Penicillins; each row cites its
-    MedlinePlus/MeSH source), attached to the node of the given kind whose name is ``target``.
+    MedlinePlus/MeSH source), attached to the node of the given kind whose name is ``target``; and the lay,
+    historical and MeSH entry-term names of Hetionet diseases that Disease Ontology lacks
+    (``vocabulary/lay-disease-names.tsv``, built by ``scripts/make_lay_names.py``: "shaking palsy" ->
+    Parkinson's disease, "gastric cancer" -> stomach cancer, "tooth decay" -> dental caries). A name that also
+    names a Side Effect (Hetionet's "Gastric cancer") then reaches both, and the Disease ranks first
+    (:data:`~engram_kit.resolution.resolver.KIND_PRIORITY`).
 ``synonym``
     The node table's own synonyms: the ``|``-joined ``synonyms`` column of a Biolink KGX node table
     (:data:`engram_kit.kg.schema.KGX_NODE_PROPERTIES`; Monarch KG takes them from the source ontologies,
@@ -149,6 +154,7 @@ SYNONYM_FILES: dict[str, str] = {
     "typed_terms": "vocabulary/typed-terms.tsv",
     "text_stoplist": "vocabulary/ner-stoplist.tsv",
     "lay_synonyms": "vocabulary/lay-synonyms.tsv",
+    "lay_disease_names": "vocabulary/lay-disease-names.tsv",
 }
 
 #: Kinds whose surfaces get singular/plural and British/American spelling variants (``variant`` source).
@@ -190,7 +196,8 @@ class LexiconEntry:
 #: engram-kit's own tables (not upstream files): read from the bundled folder when ``synonyms_dir`` (e.g.
 #: the full upstream tables) lacks them, so a lexicon built from either folder is the same.
 CURATED_FILES: frozenset[str] = frozenset({"compound/inn-usan.tsv", "vocabulary/typed-terms.tsv",
-                                           "vocabulary/ner-stoplist.tsv", "vocabulary/lay-synonyms.tsv"})
+                                           "vocabulary/ner-stoplist.tsv", "vocabulary/lay-synonyms.tsv",
+                                           "vocabulary/lay-disease-names.tsv"})
 
 
 def find_synonym_file(synonyms_dir: Path, relative: str) -> Path | None:
@@ -419,21 +426,23 @@ def inn_usan_entries(synonyms_dir: Path, compound_keys: dict[str, set[str]]) -> 
 
 
 def lay_synonym_entries(synonyms_dir: Path, node_names: dict[str, tuple[str, str]]) -> list[RawEntry]:
-    """Curated lay names (``vocabulary/lay-synonyms.tsv``: ``term``, ``target``, ``kind``, ``source``).
+    """Curated lay names (``vocabulary/lay-synonyms.tsv`` and ``vocabulary/lay-disease-names.tsv``: ``term``,
+    ``target``, ``kind``, ``source``; the second also ``doid``, ``mesh``, ``licence``).
 
     Each ``term`` is attached to every node of ``kind`` whose normalised name equals that of ``target``;
     rows whose target is not in the graph are skipped (a KGX graph names its nodes differently).
     Source ``lay-synonym``.
     """
-    path = find_synonym_file(synonyms_dir, SYNONYM_FILES["lay_synonyms"])
-    if path is None:
-        return []
     by_name: dict[tuple[str, str], list[str]] = {}
     for node_id, (name, kind) in node_names.items():
         by_name.setdefault((normalize_name(name), kind), []).append(node_id)
     out: list[RawEntry] = []
-    for term, target, kind in _read_tsv(path, ["term", "target", "kind"]).itertuples(index=False):
-        out.extend((term, node, kind, "lay-synonym") for node in by_name.get((normalize_name(target), kind), ()))
+    for table in ("lay_synonyms", "lay_disease_names"):
+        path = find_synonym_file(synonyms_dir, SYNONYM_FILES[table])
+        if path is None:
+            continue
+        for term, target, kind in _read_tsv(path, ["term", "target", "kind"]).itertuples(index=False):
+            out.extend((term, node, kind, "lay-synonym") for node in by_name.get((normalize_name(target), kind), ()))
     return out
 
 

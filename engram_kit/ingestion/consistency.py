@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.ingestion.pipeline import mark_complete
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.embeddings import Embedder
 from engram_kit.errors import EngramError

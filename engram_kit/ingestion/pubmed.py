@@ -474,6 +474,7 @@ def read_pubmed(path: str | Path) -> Iterator[PubMedRecord]:
         supported = ", ".join(sorted(READERS))
         raise UnknownFileTypeError(
             f"{path.name}: cannot ingest files of type {suffix or '(none)'!r}; supported PubMed formats: "
-            f"{supported} (optionally gzipped). PDFs and web pages come with the document repository."
+            f"{supported} (optionally gzipped). Documents (.pdf, .html, .htm, .xhtml, .md, .markdown) and web pages "
+            "go to the document repository: engram ingest takes them too, or Workspace.ingest_pdf / ingest_url."
         )
     return reader(path)

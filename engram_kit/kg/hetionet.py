@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import requests
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import DataError, DownloadError
 from engram_kit.kg.schema import (

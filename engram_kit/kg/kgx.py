@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.kg import biolink

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import DataError
 from engram_kit.kg.schema import GraphSchema

@@ -56,7 +56,7 @@ from typing import Any
 import ladybug as lb
 import pandas as pd
 import pyarrow as pa
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import (
     DataError,

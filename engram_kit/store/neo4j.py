@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pandas as pd
-from tqdm.auto import tqdm
+from engram_kit.progress import tqdm
 
 from engram_kit.errors import (
     BackendUnavailableError,

@@ -471,6 +471,26 @@ def _stop_tree(server: Any, tree: list[Any], grace_seconds: float) -> None:
         server.wait()
 
 
+def trust_notebook(notebook: str | Path) -> bool:
+    """Sign ``notebook`` in the user's Jupyter notary (as ``jupyter trust`` does), so that Voila's contents
+    manager does not log "Notebook ... is not trusted" when it serves it; the file itself is not changed.
+
+    The signature (HMAC-SHA256 of the notebook with the per-user secret, nbformat's ``NotebookNotary``) is
+    stored in ``nbsignatures.db`` of the Jupyter data folder (``$JUPYTER_DATA_DIR`` or
+    ``jupyter --data-dir``), the one the Voila process reads. Returns True when it had to sign, False when
+    the notebook was already trusted.
+    """
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    nb = nbformat.read(str(notebook), as_version=nbformat.NO_CONVERT)
+    notary = NotebookNotary()
+    if notary.check_signature(nb):
+        return False
+    notary.sign(nb)
+    return True
+
+
 def dashboard_notebook() -> Path:
     """``notebooks/dashboard.ipynb`` of the repository, else a generated copy in a temporary folder."""
     if REPO_NOTEBOOK.is_file():
