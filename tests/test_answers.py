@@ -85,11 +85,25 @@ def test_t2dm_lists_treats_edges_with_total(graph_ws):
         assert rel == "-[TREATS_CtD]->" and target == T2DM and source in treating
         assert cite.label == "Hetionet TREATS_CtD" and "treats type 2 diabetes mellitus" in claim.text
     # Hetionet's TREATS_CtD edges carry no per-edge sources or publications, so the ten shown tie and the
-    # note says the order among them is by name
+    # note says what orders them (issue 29: literature support, then degree; never the name alone)
     assert facts.notes == ["22 compounds treat type 2 diabetes mellitus; top 10 shown (12 more not shown), ranked "
-                           "by evidence (sources, publications, unbiased); the ones shown tie on evidence, so they "
-                           "are in name order."]
-    assert [c.text for c in facts.claims] == sorted(c.text for c in facts.claims)
+                           "by evidence (sources, publications, unbiased); the ones shown tie on that, so they "
+                           "are ordered by the passages mentioning them, then degree."]
+    assert_tie_order(graph_ws.store, "Compound", [c.citations[0].ref.split(" ")[0] for c in facts.claims])
+
+
+def assert_tie_order(store, label, ids):  # noqa: ANN001, ANN201
+    """The listed nodes (tied on edge evidence) come in order of passages mentioning them, then degree, each
+    counted by an independent query; an order by name alone fails this whenever the counts differ."""
+    keys = []
+    for node in ids:
+        lit = store.read_only_query(f"MATCH (p:Passage)-[:MENTIONS]->(:NounPhrase)-[:MAPS_TO]->(t:{label} {{id: $id}}) "
+                                    "RETURN count(DISTINCT p) AS n", {"id": node})["n"].iloc[0]
+        deg = store.read_only_query(f"MATCH (t:{label} {{id: $id}})-[r]-(o) WHERE label(o) <> \"NounPhrase\" RETURN count(r) AS n",
+                                    {"id": node})["n"].iloc[0]
+        keys.append((int(lit), int(deg)))
+    assert keys == sorted(keys, reverse=True), keys
+    assert len(set(keys)) > 1  # the counts do decide here
 
 
 def test_parkinson_genes_ranked_by_evidence(graph_ws):
@@ -114,7 +128,9 @@ def test_metformin_side_effects_say_how_many_more(graph_ws):
     sources = graph_ws.store.read_only_query(
         "MATCH (:Compound {id: $c})-[r:CAUSES_CcSE]->(:SideEffect) RETURN count(DISTINCT r.sources) AS n",
         {"c": METFORMIN})["n"].iloc[0]
-    assert sources == 1 and "tie on evidence, so they are in name order" in facts.notes[0]
+    assert sources == 1 and "tie on that, so they are ordered by the passages mentioning them, then degree" in \
+        facts.notes[0]
+    assert_tie_order(graph_ws.store, "SideEffect", [c.citations[0].ref.split(" ")[-1] for c in facts.claims])
     treats = GraphFacts(graph_ws.store).answer("What does metformin treat?",
                                                [("metformin", "Compound", METFORMIN, "Metformin")])
     assert not any("tie on evidence" in note for note in treats.notes)
