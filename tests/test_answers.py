@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from engram_kit.answering.facts import GraphFacts, kind_words
+from engram_kit.answering.parts import edge_ends
 from engram_kit.answering.intent import parse_intent
 
 T2DM, PD, AD, HTN = "Disease::DOID:9352", "Disease::DOID:14330", "Disease::DOID:10652", "Disease::DOID:10763"
@@ -89,7 +90,7 @@ def test_t2dm_lists_treats_edges_with_total(graph_ws):
     assert facts.notes == ["22 compounds treat type 2 diabetes mellitus; top 10 shown (12 more not shown), ranked "
                            "by evidence (sources, publications, unbiased); the ones shown tie on that, so they "
                            "are ordered by the passages mentioning them, then degree."]
-    assert_tie_order(graph_ws.store, "Compound", [c.citations[0].ref.split(" ")[0] for c in facts.claims])
+    assert_tie_order(graph_ws.store, "Compound", [edge_ends(c.citations[0].ref)[0] for c in facts.claims])
 
 
 def assert_tie_order(store, label, ids):  # noqa: ANN001, ANN201
@@ -130,7 +131,7 @@ def test_metformin_side_effects_say_how_many_more(graph_ws):
         {"c": METFORMIN})["n"].iloc[0]
     assert sources == 1 and "tie on that, so they are ordered by the passages mentioning them, then degree" in \
         facts.notes[0]
-    assert_tie_order(graph_ws.store, "SideEffect", [c.citations[0].ref.split(" ")[-1] for c in facts.claims])
+    assert_tie_order(graph_ws.store, "SideEffect", [edge_ends(c.citations[0].ref)[2] for c in facts.claims])
     treats = GraphFacts(graph_ws.store).answer("What does metformin treat?",
                                                [("metformin", "Compound", METFORMIN, "Metformin")])
     assert not any("tie on evidence" in note for note in treats.notes)

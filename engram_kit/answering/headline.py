@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engram_kit.answering.parts import PartsResult
     from engram_kit.retrieval.results import ResolvedEntity
 
-__all__ = ["HEADLINE_NAMES", "compose_headline"]
+__all__ = ["HEADLINE_NAMES", "compose_headline", "summary_lines"]
 
 #: Names a headline lists at most (the count says how many more there are).
 HEADLINE_NAMES = 5
@@ -92,7 +92,7 @@ def _body(answer: Answer, facts: FactsResult | None, parts: PartsResult | None) 
             return f"The graph has no {missing}; it holds {head[0].lower() + head[1:]}"
         return head
     if names:
-        return f"Answer: {', '.join(names[:HEADLINE_NAMES])}"
+        return _names(names)
     literature = [c for c in answer.claims if c.citations and c.citations[0].kind == "passage"]
     if literature:
         best = literature[0]
@@ -138,3 +138,21 @@ def _cannot(answer: Answer) -> str:
         why = reasons[0].rstrip(". :")
         return f"The data cannot answer this: {why[0].lower() + why[1:]}."
     return "The data cannot answer this: no passage or graph edge of this workspace bears on the question."
+
+
+def summary_lines(answer: Answer, *, max_items: int = 10) -> list[str]:
+    """What a terminal shows first (``engram ask``): the headline, then the exact answer items ranked with
+    their score and citation labels (at most ``max_items``), or the yes/no verdict with the sentences it rests
+    on. Plain text lines, no trailing newline."""
+    lines = [f"Answer: {answer.headline or '(no headline)'}"]
+    if answer.question_type == "yesno":
+        verdict = answer.yes_no or "undecided"
+        cites = "; ".join(c.label for c in answer.yes_no_citations) or "no sentence decides"
+        lines.append(f"  yes/no: {verdict}  [{cites}]")
+    for i, item in enumerate(answer.exact[:max_items], 1):
+        labels = "; ".join(dict.fromkeys(c.label for c in item.citations))
+        synonyms = f" (also: {', '.join(item.synonyms[:3])})" if item.synonyms else ""
+        lines.append(f"  {i:2}. {item.text}{synonyms}  score={item.score:.2f}  [{labels}]")
+    if len(answer.exact) > max_items:
+        lines.append(f"  ... {len(answer.exact) - max_items} more (--json lists all)")
+    return lines

@@ -28,7 +28,18 @@ from engram_kit.answering.types import Citation, Claim
 if TYPE_CHECKING:
     from engram_kit.answering.facts import FactItem, FactsResult, GraphFacts
 
-__all__ = ["PartsResult", "SHARED_CUE", "THEN_CUE", "answer_parts", "question_shape"]
+__all__ = ["PartsResult", "SHARED_CUE", "THEN_CUE", "answer_parts", "edge_ends", "question_shape"]
+
+_EDGE_REF = re.compile(r"^(?P<source>.+?) -\[(?P<rel>[^\]]+)\]-> (?P<target>.+)$")
+
+
+def edge_ends(ref: str) -> tuple[str, str, str]:
+    """``(source, rel_type, target)`` of an edge citation's ``ref`` (``"<source> -[REL]-> <target>"``; node ids
+    may hold spaces: ``"Side Effect::C0027497"``). Raises ValueError on another form."""
+    match = _EDGE_REF.match(ref)
+    if match is None:
+        raise ValueError(f"not an edge reference: {ref!r} (expected '<source> -[REL]-> <target>')")
+    return match["source"], match["rel"], match["target"]
 
 #: Wording of a question asking for what two entities have in common.
 SHARED_CUE = re.compile(r"\b(shared?|in common|common to|both|overlap\w*)\b", re.IGNORECASE)
@@ -145,8 +156,9 @@ def _then(facts: GraphFacts, one: FactsResult, a: str, second: tuple[str, str, s
     for item, linked in out.kept[:PART2_SHOWN]:
         cites = list(linked)
         how = []
-        direct = [c for c in cites if c.kind == "edge" and b_id in c.ref.split(" ") and item.node_id in c.ref.split(" ")]
-        paths = [c for c in cites if c.kind == "edge" and item.node_id in c.ref.split(" ") and c not in direct]
+        ends = {id(c): edge_ends(c.ref)[::2] for c in cites if c.kind == "edge"}
+        direct = [c for c in cites if id(c) in ends and b_id in ends[id(c)] and item.node_id in ends[id(c)]]
+        paths = [c for c in cites if id(c) in ends and item.node_id in ends[id(c)] and c not in direct]
         if direct:
             how.append(f"{len(direct)} graph edge{'s' if len(direct) != 1 else ''}")
         if paths:
@@ -162,7 +174,7 @@ def _item_citation(result: FactsResult, item: FactItem) -> Citation | None:
     """The edge citation of ``item`` in ``result``'s claims (the claim whose reference names it), if shown."""
     for claim in result.claims:
         for cite in claim.citations:
-            if item.node_id in cite.ref.split(" "):
+            if cite.kind == "edge" and item.node_id in edge_ends(cite.ref)[::2]:
                 return cite
     hops = result.intent.hops
     if len(hops) != 1 or not result.anchor_id:
