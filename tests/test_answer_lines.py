@@ -117,12 +117,12 @@ def test_two_part_question_answers_both_parts(workspace):
     assert "; of these, linked to Alzheimer's disease: " in answer.headline
     part2 = [c for c in answer.claims if " is also linked to Alzheimer's disease" in c.text]
     assert part2
-    for claim in part2:  # each cited path is a real pair of edges from a T2D drug to AD
+    for claim in part2:  # each cited edge is in the graph (a drug's direct edge, or a path through a neighbour)
         for cite in claim.citations:
             if cite.kind == "edge":
                 source, rel, target = edge_ends(cite.ref)
                 found = workspace.store.read_only_query(
-                    f"MATCH (a {{id: $s}})-[r:{rel}]->(b {{id: $t}}) RETURN count(r) AS n",
+                    f"MATCH (a {{id: $s}})-[r:{rel}]-(b {{id: $t}}) RETURN count(r) AS n",  # RESEMBLES: undirected
                     {"s": source, "t": target})["n"].iloc[0]
                 assert found == 1, cite.ref
     names = {c.text.split(" is also linked")[0] for c in part2}

@@ -147,7 +147,7 @@ SIGNIFICANCE_LEVEL = re.compile(
 METHODS_PENALTY = 0.15
 #: Score bonus of a sentence that reports a finding (:data:`FINDING_CUE`): a question is answered by what a
 #: study found, and its background or aim sentence, which restates the question, is otherwise the closest.
-FINDING_BONUS = 0.1
+FINDING_BONUS = 0.2
 
 
 def is_finding_sentence(sentence: str) -> bool:

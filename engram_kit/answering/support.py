@@ -24,8 +24,16 @@ __all__ = ["defined_short_forms", "keyword_patterns", "names_any", "names_term",
 def names_term(sentence: str, term: str) -> bool:
     """Whether ``sentence`` names ``term`` as a whole word or its plural, case-insensitively (``"statin"`` is
     named by ``"statins"``; ``"TF"`` is not named by ``"outfit"``, nor ``"brain"`` by ``"forebrain"``); an
-    empty term is never named."""
-    return bool(term) and re.search(rf"(?<!\w){re.escape(term)}(e?s)?(?!\w)", sentence, re.IGNORECASE) is not None
+    empty term is never named. An eponym's possessive is optional ("Alzheimer's disease" names "Alzheimer
+    disease")."""
+    return bool(term) and re.search(rf"(?<!\w){_term_pattern(term)}(e?s)?(?!\w)", sentence, re.IGNORECASE) is not None
+
+
+def _term_pattern(term: str) -> str:
+    """The regex of ``term``: literal, except that an eponym's possessive is optional and any apostrophe counts
+    ("Alzheimer's disease" names "Alzheimer disease" and "Alzheimers disease": the nomenclature dropped the
+    possessive, and papers use both)."""
+    return r"(?:['\u2019]?s)?".join(re.escape(part) for part in re.split(r"['\u2019]s\b", term))
 
 
 def names_any(sentence: str, terms: Iterable[str]) -> bool:
@@ -67,10 +75,13 @@ def supports_answer(sentence: str, question_groups: Sequence[Sequence[str]], ans
       ("Does green tea protect against aluminium neurotoxicity?"), "glutamate fails to protect against
       neurotoxicity" names one of them and the relation, and is background, not an answer.
 
-    With no group, as :func:`sentence_supports` with no question terms (answer item or relation)."""
+    With no group (no entity resolved), an answer item, or two of the relation patterns (the question's own
+    content words, :func:`keyword_patterns`, stand for the entity and the relation)."""
     terms = [t for group in question_groups for t in group]
-    if not terms:
-        return sentence_supports(sentence, (), answer_terms, relation_patterns)
+    if not terms:  # no entity: two of the question's own words stand for an entity and the relation
+        if names_any(sentence, answer_terms):
+            return True
+        return sum(1 for p in relation_patterns if re.search(p, sentence, re.IGNORECASE)) >= 2
     named = sum(1 for group in question_groups if names_any(sentence, group))
     if named == 0:
         return False
