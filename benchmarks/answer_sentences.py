@@ -200,6 +200,72 @@ def _picks(items: list[tuple[str, Any]], embedder: _Memo) -> tuple[Counter[str],
     return picks, sum(f1s) / max(len(f1s), 1)
 
 
+#: Other abstracts given with the question's own in the ``--lines`` study (the nearest by question cosine).
+DISTRACTORS = 4
+
+
+def lines_study(shared: Path, limit: int | None, split: str = "dev") -> str:
+    """The ``--lines`` study (issue 29): every quoted line of the product composer when the question's own
+    abstract comes with :data:`DISTRACTORS` other abstracts of the split (those whose embedding is nearest the
+    question's, in rank order after the own one... shuffled by cosine, so the own abstract is not always
+    first). Reports the labelled part of each quoted sentence, the share quoted from the question's own
+    abstract, lines per question, and questions with no line (the composer's note says why). The hits carry no
+    linked entities (PubMedQA has none), so the support rule reads the question's own words."""
+    import numpy as np
+    import pandas as pd
+
+    from engram_kit.answering import ExtractiveComposer
+    from engram_kit.retrieval.results import PassageHit, RetrievalResult
+
+    data = json.loads((shared / "qa" / "pubmedqa" / "ori_pqal.json").read_text())
+    items = split_items(data, split)
+    pool = items
+    items = items[:limit] if limit else items
+    embedder = _Memo()
+    texts = {pmid: " ".join(" ".join(str(c).split()) for c in item["CONTEXTS"]) for pmid, item in pool}
+    pmids = [pmid for pmid, _ in pool]
+    doc_vectors = embedder.encode([texts[p] for p in pmids])
+    composer = ExtractiveComposer(embedder, max_edges=0)
+    kinds: Counter[str] = Counter()
+    first: Counter[str] = Counter()
+    own = n_lines = no_line = 0
+    started = time.perf_counter()
+    for pmid, item in items:
+        q = embedder.encode([item["QUESTION"]])[0]
+        order = [pmids[i] for i in np.argsort(-(doc_vectors @ q)) if pmids[i] != pmid][:DISTRACTORS]
+        chosen = sorted([pmid, *order], key=lambda p: -float(doc_vectors[pmids.index(p)] @ q))
+        hits = [PassageHit(rank, f"p{p}", f"PMID:{p}", "pubmed", p, "t", None, "", None, None, texts[p],
+                           1.0, 1.0, 1.0, 1.0, 1.0) for rank, p in enumerate(chosen, 1)]
+        answer = composer.compose(RetrievalResult(item["QUESTION"], "all", 0.4, 0.5, [], hits, pd.DataFrame(),
+                                                  pd.DataFrame(), 0.0, 0))
+        lines = [c for c in answer.claims if c.citations[0].kind == "passage"]
+        if not lines:
+            no_line += 1
+            continue
+        for i, claim in enumerate(lines):
+            source = claim.citations[0].label.partition(":")[2]
+            parts = [" ".join(str(c).split()) for c in data[source]["CONTEXTS"]]
+            where = next((label for part, label in zip(parts, data[source]["LABELS"]) if claim.text in part), None)
+            kind = GROUPS.get(str(where).upper(), "other") if where else "spans parts"
+            kinds[kind] += 1
+            if i == 0:
+                first[kind] += 1
+            own += source == pmid
+            n_lines += 1
+    elapsed = time.perf_counter() - started
+    groups = ("results", "background", "methods", "other", "spans parts")
+    total, firsts = max(n_lines, 1), max(sum(first.values()), 1)
+    out = [f"- Split `{split}`: {len(items)} questions, each with its own abstract and {DISTRACTORS} nearest others "
+           f"of the split; {elapsed:.0f} s.", "",
+           "| lines | " + " | ".join(groups) + " | from own abstract | lines per question | questions with no line |",
+           "|---|" + "---:|" * (len(groups) + 3),
+           f"| every quoted line ({n_lines}) | " + " | ".join(f"{kinds[g] / total:.3f}" for g in groups)
+           + f" | {own / total:.3f} | {n_lines / max(len(items), 1):.2f} | {no_line} |",
+           f"| first line ({sum(first.values())}) | " + " | ".join(f"{first[g] / firsts:.3f}" for g in groups)
+           + " | | | |"]
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared-data", type=Path,
@@ -208,11 +274,13 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"dev: first {DEV_SIZE} questions by PMID (tune on these); heldout: the rest")
     parser.add_argument("--limit", type=int, default=None, help="first N questions of the split (by PMID)")
     parser.add_argument("--out", type=Path, default=None, help="also write the report to this file")
+    parser.add_argument("--lines", action="store_true",
+                        help=f"issue 29 study: every quoted line, own abstract + {DISTRACTORS} nearest others")
     args = parser.parse_args(argv)
     if not (args.shared_data / "qa" / "pubmedqa" / "ori_pqal.json").is_file():
         print(f"skipped: PubMedQA not found under {args.shared_data} (pass --shared-data)")
         return 0
-    report = run(args.shared_data, args.limit, args.split)
+    report = (lines_study if args.lines else run)(args.shared_data, args.limit, args.split)
     print(report)
     if args.out:
         args.out.write_text(report)

@@ -288,7 +288,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
+    from engram_kit.answering.headline import summary_lines
+
     result = answer.retrieval
+    print("\n".join(summary_lines(answer)))  # the answer first (issue 29), then the evidence behind it
     print("\nResolved entities (PPR seed nodes):")
     if result.entities:
         for e in result.entities:

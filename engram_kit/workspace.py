@@ -623,13 +623,21 @@ class Workspace:
         composer = self.composer or self._extractive_composer()
         return composer.compose(result)
 
-    def answer_graph(self, result: RetrievalResult, *, max_nodes: int | None = 150,
+    def answer_graph(self, result: RetrievalResult | Answer, *, max_nodes: int | None = 150,
                      extra_edges: pd.DataFrame | None = None):  # noqa: ANN201 - AnswerGraph (lazy import)
         """The :class:`~engram_kit.exports.AnswerGraph` of a result: PPR subgraph plus the entities the
         retrieved passages mention, with curated / literature / inferred edges (see :mod:`engram_kit.exports`).
+        Given an :class:`Answer`, the graph of what it rests on (question entities, answer items, their edges and
+        cited passages, at most 40 nodes: :func:`engram_kit.answering.focus.focus_result`).
         """
         from engram_kit.exports import build_answer_graph
 
+        if isinstance(result, Answer):
+            from engram_kit.answering.focus import MAX_FOCUS_NODES, focus_result
+
+            narrowed, focused = focus_result(result, self.store)
+            cap = min(max_nodes or MAX_FOCUS_NODES, MAX_FOCUS_NODES)
+            return build_answer_graph(narrowed, focused, max_nodes=cap, extra_edges=extra_edges)
         mentions = self.store.passage_mentions([p.passage_id for p in result.passages]) if result.passages else None
         return build_answer_graph(result, mentions, max_nodes=max_nodes, extra_edges=extra_edges)
 

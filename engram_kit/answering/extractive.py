@@ -31,19 +31,23 @@ knowledge sources and publications (Hetionet keeps ``"Hetionet TREATS_CtD"``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 
 from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
-from engram_kit.answering.facts import GraphFacts
+from engram_kit.answering.facts import FactsResult, GraphFacts
+from engram_kit.answering.headline import compose_headline
+from engram_kit.answering.parts import answer_parts
 from engram_kit.answering.intent import KIND_WORDS, RELATION_WORDS, Intent, parse_intent
+from engram_kit.answering.support import defined_short_forms, keyword_patterns, names_term, supports_answer
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
 from engram_kit.kg.profiles import profile_for
 from engram_kit.text import sentence_texts
-from engram_kit.retrieval.results import EdgeEvidence, PassageHit, RetrievalResult
+from engram_kit.retrieval.results import EdgeEvidence, PassageHit, ResolvedEntity, RetrievalResult
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
 KIND_CUES: tuple[tuple[str, str], ...] = (
@@ -144,14 +148,7 @@ SIGNIFICANCE_LEVEL = re.compile(
 METHODS_PENALTY = 0.15
 #: Score bonus of a sentence that reports a finding (:data:`FINDING_CUE`): a question is answered by what a
 #: study found, and its background or aim sentence, which restates the question, is otherwise the closest.
-FINDING_BONUS = 0.1
-
-
-def names_term(sentence: str, term: str) -> bool:
-    """Whether ``sentence`` names ``term`` as a whole word or its plural, case-insensitively (``"statin"`` is
-    named by ``"statins"``; ``"TF"`` is not named by ``"outfit"``, nor ``"brain"`` by ``"forebrain"``); an
-    empty term is never named."""
-    return bool(term) and re.search(rf"(?<!\w){re.escape(term)}(e?s)?(?!\w)", sentence, re.IGNORECASE) is not None
+FINDING_BONUS = 0.2
 
 
 def is_finding_sentence(sentence: str) -> bool:
@@ -244,22 +241,118 @@ def asked_kind(question: str) -> str | None:
     return None
 
 
+#: Passages searched for supporting lines: every passage retrieval returns by default (``top_k`` 10). Four were
+#: searched before, and the passage that answered "Which drugs treat Parkinson's disease?" best ranked fifth.
+SEARCH_PASSAGES = 10
+#: Literature lines quoted at most (fewer when fewer sentences support the answer).
+MAX_LINES = 4
+#: Score bonus of a sentence naming an answer item; penalty of a title (kept only when the abstract states no
+#: finding, and then below a supporting abstract sentence of equal similarity).
+ANSWER_BONUS = 0.1
+TITLE_PENALTY = 0.1
+#: Question words that are not the relation it asks about ("which", "does" are stop words already).
+_QUESTION_WORDS = frozenset({"which", "what", "how", "does", "do", "did", "is", "are", "can", "could", "might",
+                             "may", "also", "known", "role", "list", "name", "effect", "effects"})
+
+
+@dataclass(frozen=True)
+class SupportTerms:
+    """What a quoted sentence is checked against (:func:`~engram_kit.answering.support.supports_answer`).
+
+    ``groups``: per question entity, its names (the question's mention, the graph name, the surfaces passages
+    link to it) and the question's unresolved phrases, one group each; ``labels``: a readable name per group;
+    ``answer``: names of the answer items (the asked relation's graph facts); ``relation``: regexes wording the
+    asked relation (:data:`~engram_kit.answering.intent.RELATION_WORDS` of its verbs, and the question's own
+    content words, :func:`~engram_kit.answering.support.keyword_patterns`).
+    """
+
+    groups: tuple[tuple[str, ...], ...]
+    labels: tuple[str, ...]
+    answer: tuple[str, ...]
+    relation: tuple[str, ...]
+
+
+def support_terms(result: RetrievalResult, intent: Intent | None, facts: FactsResult | None = None,
+                  answer_names: Iterable[str] = (), unmentioned: Iterable[str] = ()) -> SupportTerms:
+    """The :class:`SupportTerms` of an answer: question entities of ``result`` (with the passage surfaces their
+    evidence paths link to them) except the ``unmentioned`` node ids (no passage names them, so no sentence
+    can), its unresolved phrases, the items of ``facts`` (every target found, not only those shown) plus
+    ``answer_names``, and the asked relation's words."""
+    from engram_kit.extraction.gazetteer import ENGLISH_STOPWORDS
+
+    surfaces: dict[str, set[str]] = {}
+    for hit in result.passages:
+        for path in hit.paths:
+            if path.mention:
+                surfaces.setdefault(path.nodes[-1], set()).add(path.mention)
+    groups: list[tuple[str, ...]] = []
+    labels: list[str] = []
+    absent = set(unmentioned)
+    for e in sorted(result.entities, key=lambda e: e.start):
+        if e.node_id in absent:
+            continue
+        groups.append(tuple(dict.fromkeys([e.mention, e.name, *sorted(surfaces.get(e.node_id, ()))])))
+        labels.append(e.name)
+    for phrase in result.unresolved:
+        if len(phrase) >= 3 and phrase.lower() not in ENGLISH_STOPWORDS:
+            groups.append((phrase,))
+            labels.append(phrase)
+    items = list(facts.items) if facts is not None else []
+    answer = [i.name for i in items] + [s for i in items for s in sorted(surfaces.get(i.node_id, ()))]
+    answer += [a for a in answer_names if a]
+    verbs = set(intent.verbs) if intent is not None else set()
+    if intent is not None:
+        verbs |= {hop.verb for hop in intent.hops}
+    relation = [p for p, verb in RELATION_WORDS if verb in verbs]
+    # the question's own content words outside its entities, kind words and question words
+    spans = [(e.start, e.end) for e in result.entities if e.end > e.start]
+    question = result.question
+    for phrase in result.unresolved:
+        at = question.lower().find(phrase.lower())
+        if at >= 0:
+            spans.append((at, at + len(phrase)))
+    kinds = [m.span() for p, _ in KIND_WORDS for m in re.finditer(p, question, re.IGNORECASE)]
+    words = [m.group(0) for m in re.finditer(r"[A-Za-z][A-Za-z\-]{3,}", question)
+             if not any(s < m.end() and m.start() < e for s, e in spans + kinds)
+             and m.group(0).lower() not in ENGLISH_STOPWORDS and m.group(0).lower() not in _QUESTION_WORDS]
+    relation += keyword_patterns(words)
+    return SupportTerms(tuple(groups), tuple(labels), tuple(dict.fromkeys(answer)), tuple(dict.fromkeys(relation)))
+
+
+def unmentioned_note(entities: list[ResolvedEntity], graph_name: str = "the graph") -> str:
+    """``"No passage of this workspace mentions TREM2 (a Gene of Hetionet): the literature cannot say how it
+    acts, and nothing quoted below is about it."``"""
+    names = " or ".join(f"{e.name} (a {e.kind} of {graph_name})" for e in entities)
+    return (f"No passage of this workspace mentions {names}: the literature here cannot answer what the question "
+            "asks about it, and nothing quoted below is about it.")
+
+
+def no_support_note(terms: SupportTerms, n_passages: int) -> str:
+    """The note when no sentence of the searched passages supports an answer (no background is quoted)."""
+    about = ", ".join(terms.labels[:3]) or "the question's terms"
+    return (f"No sentence of the top {n_passages} passages names {about} together with an answer or the asked "
+            "relation, so no literature line is quoted; the passages are in the retrieval.")
+
+
 class ExtractiveComposer:
     """Offline answer composer (see module docstring). Never writes a word that is not in evidence.
 
     Parameters
     ----------
     embedder : embeds question and candidate sentences (the retrieval embedder).
-    max_passages : passages (in rank order) that contribute one sentence each, >= 1.
+    max_passages : passages (in rank order) searched for supporting lines, >= 0 (:data:`SEARCH_PASSAGES`).
+    max_lines : literature lines quoted at most, >= 0 (:data:`MAX_LINES`); fewer when fewer sentences support.
     max_edges : knowledge-graph edge claims, >= 0.
+    facts : the asked relation's graph facts (``Workspace.ask`` gives them); None = subgraph edges only.
     """
 
     mode = "extractive"
 
-    def __init__(self, embedder: Embedder, *, max_passages: int = 4, max_edges: int = 5,
-                 facts: GraphFacts | None = None) -> None:
+    def __init__(self, embedder: Embedder, *, max_passages: int = SEARCH_PASSAGES, max_edges: int = 5,
+                 facts: GraphFacts | None = None, max_lines: int = MAX_LINES) -> None:
         self.embedder = embedder
         self.max_passages = max_passages
+        self.max_lines = max_lines
         self.max_edges = max_edges
         self.facts = facts
         self.exact: Any = None  # an ExactAnswerer to use (settings, ablations); None = defaults over facts.store
@@ -272,15 +365,28 @@ class ExtractiveComposer:
         edge_claims: list[Claim] | None = None
         intent = None
         facts = None
+        parts = None
         if self.facts is not None:
             facts = self.facts.answer(result.question, anchors)
             intent = facts.intent
-            notes += facts.notes
-            if facts.intent.known and facts.intent.hops and facts.intent.anchor_label:
-                edge_claims = facts.claims  # the asked relation (possibly none: then the note says so)
+            parts = answer_parts(self.facts, result.question, anchors, {e.node_id: e.start for e in result.entities})
+            if parts is not None:  # both parts answered (or the one that cannot be, said)
+                facts, intent = parts.first, parts.first.intent
+                notes += parts.notes
+                edge_claims = parts.claims
+            else:
+                notes += facts.notes
+                if facts.intent.known and facts.intent.hops and facts.intent.anchor_label:
+                    edge_claims = facts.claims  # the asked relation (possibly none: then the note says so)
         if intent is None:
             intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors])
-        claims = self._sentence_claims(result, intent) if result.on_topic else []
+        unmentioned = self._unmentioned(result)
+        if unmentioned:  # said first: nothing below can be about them
+            notes.insert(0, unmentioned_note(unmentioned, result.graph_name))
+        kept = [item.name for item, _ in parts.kept] if parts is not None else []
+        terms = support_terms(result, intent, None if parts is not None and parts.shape == "shared" else facts,
+                              kept, unmentioned=[e.node_id for e in unmentioned])
+        claims = self._sentence_claims(result, intent, terms, notes) if result.on_topic else []
         claims += self._edge_claims(result) if edge_claims is None else edge_claims
         answer = Answer(result.question, claims, self.mode, result, notes)
         # exact items / yes-no (engram_kit.answering.exact); it embeds nothing, so the question is embedded once
@@ -289,45 +395,80 @@ class ExtractiveComposer:
         exact = (self.exact or ExactAnswerer(self.facts.store if self.facts is not None else None)).answer(result, facts)
         answer.question_type, answer.exact = exact.question_type, exact.exact
         answer.yes_no, answer.yes_no_citations = exact.yes_no, exact.yes_no_citations
+        # last: the headline reads every field above (question_type, exact, yes_no when filled)
+        answer.headline = compose_headline(answer, facts=facts, parts=parts, unmentioned=unmentioned)
         return answer
 
-    def _sentence_claims(self, result: RetrievalResult, intent: Intent | None = None) -> list[Claim]:
+    def _unmentioned(self, result: RetrievalResult) -> list[ResolvedEntity]:
+        """Question entities that are graph nodes but that no passage of the workspace mentions (no linked
+        mention in the store, :meth:`GraphFacts.literature_counts`, and no retrieved passage names them)."""
+        if self.facts is None or not result.entities:
+            return []
+        counts = self.facts.literature_counts([e.node_id for e in result.entities])
+        texts = [h.text for h in result.passages]
+        return [e for e in result.entities if e.method != "pinned" and counts.get(e.node_id, 0) == 0
+                and not any(names_term(t, e.mention) or names_term(t, e.name) for t in texts)]
+
+    def _sentence_claims(self, result: RetrievalResult, intent: Intent | None = None,
+                         terms: SupportTerms | None = None, notes: list[str] | None = None) -> list[Claim]:
+        """The literature lines: the best supporting sentence (:func:`~engram_kit.answering.support.supports_answer`)
+        of each of the first ``max_passages`` passages, best first, at most ``max_lines``. A passage that neither
+        mentions a question term nor has an evidence path from a seed gives none; methods sentences never
+        qualify; a title only when its abstract states no finding. When no sentence supports, a note says so
+        (appended to ``notes``) and no background is quoted."""
+        if terms is None:
+            terms = support_terms(result, intent, None)
         hits: list[PassageHit] = [h for h in result.passages[: self.max_passages]
                                   if not (h.section and SKIPPED_SECTIONS.search(h.section))]
-        candidates: list[tuple[int, str]] = []
-        for i, hit in enumerate(hits):
-            for sentence in answer_sentences(hit.text):
-                if is_whole_sentence(sentence) and not is_boilerplate(sentence):
-                    candidates.append((i, sentence))
-        if not candidates:
+        if self.max_lines == 0 or not hits:
             return []
-        vectors = self.embedder.encode([result.question] + [s for _, s in candidates])
+        all_terms = [t for group in terms.groups for t in group]
+        candidates: list[tuple[int, str, bool, tuple[tuple[str, ...], ...]]] = []
+        with_finding: set[str] = set()
+        for i, hit in enumerate(hits):
+            if all_terms and not hit.paths and not any(names_term(hit.text, t) for t in all_terms):
+                continue  # no mention of and no path to the question's entities: it cannot support an answer
+            groups = tuple(tuple(g) + tuple(defined_short_forms(hit.text, g)) for g in terms.groups)
+            title = _normalise(hit.title) if hit.title else ""
+            for sentence in answer_sentences(hit.text):
+                if not is_whole_sentence(sentence) or is_boilerplate(sentence):
+                    continue
+                if is_finding_sentence(sentence):
+                    with_finding.add(hit.article_id)
+                elif _has_methods_cue(sentence):  # a methods sentence is never quoted
+                    continue
+                candidates.append((i, sentence, bool(title) and _normalise(sentence) == title, groups))
+        supported = [(i, s, is_title, g) for i, s, is_title, g in candidates
+                     if supports_answer(s, g, terms.answer, terms.relation)
+                     and not (is_title and hits[i].article_id in with_finding)]
+        if not supported:
+            if candidates and notes is not None:
+                notes.append(no_support_note(terms, len(hits)))
+            return []
+        vectors = self.embedder.encode([result.question] + [s for _, s, _, _ in supported])
         similarity = vectors[1:] @ vectors[0]
-        names = {e.mention.lower() for e in result.entities} | {e.name.lower() for e in result.entities}
-        relation = [p for p, verb in RELATION_WORDS if intent is not None and verb in intent.verbs]
         kind = [p for p, label in KIND_WORDS if intent is not None and label == intent.target_label]
         # where each sentence occurs: the chunk with the narrowest page range is the one to cite
         home: dict[str, int] = {}
-        for i, sentence in candidates:
+        for i, sentence, _, _ in supported:
             key = _normalise(sentence)
             if key not in home or _page_span(hits[i]) < _page_span(hits[home[key]]):
                 home[key] = i
         best: dict[int, tuple[float, str]] = {}
-        for (i, sentence), sim in zip(candidates, similarity):
-            path_names = {n.lower() for p in hits[i].paths for n in p.names}
-            bonus = ENTITY_BONUS * sum(1 for n in names | path_names if names_term(sentence, n))
-            bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in relation)
+        for (i, sentence, is_title, groups), sim in zip(supported, similarity):
+            path_names = {n for p in hits[i].paths for n in p.names}
+            named = sum(1 for g in groups if any(names_term(sentence, t) for t in g))
+            bonus = ENTITY_BONUS * (named + sum(1 for n in path_names if names_term(sentence, n)))
+            bonus += ANSWER_BONUS * any(names_term(sentence, t) for t in terms.answer)
+            bonus += RELATION_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in terms.relation)
             bonus += KIND_BONUS * any(re.search(p, sentence, re.IGNORECASE) for p in kind)
-            if is_finding_sentence(sentence):  # a finding is never a methods sentence
-                bonus += FINDING_BONUS
-            elif _has_methods_cue(sentence):  # = is_methods_sentence, its finding test done above
-                bonus -= METHODS_PENALTY
+            bonus += FINDING_BONUS * is_finding_sentence(sentence) - TITLE_PENALTY * is_title
             score = float(sim) + bonus
             if i not in best or score > best[i][0]:
                 best[i] = (score, sentence)
         claims = []
         used: set[str] = set()
-        for i in sorted(best):
+        for i in sorted(best, key=lambda j: (-best[j][0], j)):
             sentence = best[i][1]
             key = _normalise(sentence)
             if key in used:
@@ -335,6 +476,8 @@ class ExtractiveComposer:
             used.add(key)
             hit = hits[home.get(key, i)]
             claims.append(Claim(sentence, (Citation("passage", hit.passage_id, _page_label(hit)),)))
+            if len(claims) == self.max_lines:
+                break
         return claims
 
     def _edge_claims(self, result: RetrievalResult) -> list[Claim]:

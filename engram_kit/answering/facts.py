@@ -17,7 +17,7 @@ back to the edges near the question's entities and says so.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram_kit.answering.assertions import VERB_PHRASES
@@ -27,6 +27,9 @@ from engram_kit.kg.schema import GraphSchema
 
 #: Answers listed (the total is always stated).
 TOP_N = 10
+#: Targets read per relation (then ordered, :meth:`GraphFacts._order`): enough for every side effect of a drug
+#: (Donepezil has 348), bounded so a hub's listing stays one small query.
+ITEM_POOL = 2000
 #: Anchors whose same-name nodes of other labels are looked up (:meth:`GraphFacts.same_name_readings`).
 READING_ANCHORS = 3
 
@@ -65,14 +68,38 @@ def _plural_verb(verb: str) -> str:
     return f"{head} {rest}".strip()
 
 
+@dataclass(frozen=True)
+class FactItem:
+    """One target of the asked relation: node id and name, its evidence key (one hop: sources, publications,
+    unbiased; two hops: linking middle nodes), ``literature`` = passages of the workspace mentioning it (>= 0),
+    ``degree`` = its edges in the graph (>= 0), and the listing ``row`` it came from."""
+
+    node_id: str
+    name: str
+    evidence: tuple[int, ...]
+    literature: int
+    degree: int
+    row: dict[str, Any] = field(compare=False, hash=False, repr=False)
+
+
 @dataclass
 class FactsResult:
-    """Claims (asked relation, by evidence), notes (totals, declines) and the intent they came from."""
+    """Claims (asked relation, by evidence), notes (totals, declines) and the intent they came from.
+
+    ``items`` are every target found (up to :data:`ITEM_POOL`, ranked as the claims; the claims are the first
+    ``top_n``); ``substituted_from`` is the asked intent when the graph had no edge of it and ``intent`` is the
+    profile's fallback relation (:attr:`engram_kit.kg.profiles.GraphProfile.relation_fallbacks`), else None.
+    """
 
     intent: Intent
     claims: list[Claim] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     total: int | None = None
+    items: list[FactItem] = field(default_factory=list)
+    substituted_from: Intent | None = None
+    anchor_id: str = ""
+    anchor_name: str = ""
+    graph_name: str = ""
 
 
 def _evidence_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -104,8 +131,6 @@ class GraphFacts:
     def answer(self, question: str, anchors: list[tuple[str, str, str, str]]) -> FactsResult:
         """Facts for ``question``; ``anchors`` are ``(mention, label, node_id, name)`` of the resolved entities,
         best first."""
-        from engram_kit.evidence.plans import plan_queries
-
         if self.schema.negation_property:  # a graph with negated assertions keeps its subgraph claims (NOT: ...)
             intent = parse_intent(question, [(m, label) for m, label, _, _ in anchors], self.schema)
             return FactsResult(Intent(intent.anchor_label, ""))
@@ -120,19 +145,40 @@ class GraphFacts:
             return FactsResult(intent, notes=[note] if note else [])
         anchor = next(a for a in anchors if a[1] == intent.anchor_label)
         _, _, anchor_id, anchor_name = anchor
-        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.dialect, self.top_n)
+        out = self._listing(intent, anchor_id, anchor_name)
+        if out.claims:
+            if substitute := substituted_relation_note(intent, anchor_name):
+                out.notes.insert(0, substitute)
+            return out
+        fallback = self._fallback(intent, anchor_id, anchor_name)
+        if fallback is None:
+            return out
+        # the asked relation has no edge: say so, then what the graph holds instead (the profile's fallback)
+        fallback.notes.insert(0, f"{no_answer_sentence(intent, anchor_name)[:-1]}; what it holds instead:")
+        fallback.substituted_from = intent
+        return fallback
+
+    def _listing(self, intent: Intent, anchor_id: str, anchor_name: str) -> FactsResult:
+        """Claims, items and notes of one plan: every target of the relation (up to :data:`ITEM_POOL`) ranked by
+        evidence, ties broken by literature support then degree (:meth:`_order`), the first ``top_n`` as
+        claims."""
+        from engram_kit.evidence.plans import plan_queries
+
+        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.dialect, ITEM_POOL)
         rows = _records(self.store.read_only_query(listing.cypher, listing.parameters))
         n = None
         if total is not None:
             trows = _records(self.store.read_only_query(total.cypher, total.parameters))
             n = int(trows[0]["n"]) if trows and trows[0].get("n") is not None else 0
-        out = FactsResult(intent, total=n)
+        out = FactsResult(intent, total=n, anchor_id=anchor_id, anchor_name=anchor_name, graph_name=self.graph_name)
         hops, target = intent.hops, intent.target_label
         if not rows:
             out.notes.append(no_answer_sentence(intent, anchor_name))
             return out
-        for row in rows:
-            out.claims.append(self._claim(intent, anchor_id, anchor_name, row))
+        out.items = self._order(rows, target, two_hop=len(hops) > 1)
+        shown = out.items[: self.top_n]
+        for item in shown:
+            out.claims.append(self._claim(intent, anchor_id, anchor_name, item))
         if n is not None:
             if len(hops) == 1:
                 head = relation_sentence(hops[0], anchor_name, n, target)
@@ -141,17 +187,75 @@ class GraphFacts:
                 head = (f"{n} {kind_words(target, n)} are linked to {anchor_name} through "
                         f"{kind_words(hops[0].to_label)} ({hops[0].rel_type}, then {hops[1].rel_type})")
                 rule = f"ranked by the number of linking {kind_words(hops[0].to_label)}"
-            more = n - len(rows)
-            if len(hops) == 1 and more > 0 and len(rows) > 1 and len({_evidence_key(r) for r in rows}) == 1:
-                # "ranked by evidence" over ten rows of one source each is an alphabetical list: say so
-                rule += "; the ones shown tie on evidence, so they are in name order"
-            # The count left out goes with "top N shown": after the tie clause, a trailing "and 12 more" read as
-            # part of the name order.
-            shown = f"top {len(rows)} shown ({more} more not shown), {rule}" if more > 0 else f"all shown, {rule}"
-            out.notes.append(f"{head[0].upper() + head[1:]}; {shown}.")
-        if substitute := substituted_relation_note(intent, anchor_name):
-            out.notes.insert(0, substitute)
+            more = n - len(shown)
+            if len(shown) > 1 and len({item.evidence for item in shown}) == 1:
+                # ten rows of one source each: the order shown is the tie-break, so say what it is
+                rule += "; the ones shown tie on that, so they are ordered by the passages mentioning them, then degree"
+            # The count left out goes with "top N shown" (a trailing "and 12 more" read as part of the rule).
+            listed = f"top {len(shown)} shown ({more} more not shown), {rule}" if more > 0 else f"all shown, {rule}"
+            out.notes.append(f"{head[0].upper() + head[1:]}; {listed}.")
         return out
+
+    def _fallback(self, intent: Intent, anchor_id: str, anchor_name: str) -> FactsResult | None:
+        """The listing of the first fallback relation (the profile's ``relation_fallbacks`` of a hop's verb,
+        same labels) that has rows, or None. Only single-hop plans fall back."""
+        if len(intent.hops) != 1:
+            return None
+        from engram_kit.answering.intent import _hops_between
+
+        hop = intent.hops[0]
+        for verb in self.schema.profile.relation_fallbacks.get(hop.verb, ()):
+            for other in _hops_between(self.schema, hop.from_label, hop.to_label):
+                if other.verb != verb:
+                    continue
+                alt = replace(intent, hops=(other,), explanation=f"{intent.explanation} (no {hop.rel_type} edge; "
+                              f"{other.rel_type} instead)")
+                found = self._listing(alt, anchor_id, anchor_name)
+                if found.claims:
+                    return found
+        return None
+
+    def _order(self, rows: list[dict[str, Any]], label: str, *, two_hop: bool) -> list[FactItem]:
+        """Rows as :class:`FactItem`, ordered by evidence (one hop: sources, publications, unbiased; two hops:
+        linking middle nodes), then literature support (passages mentioning the item), then graph degree, then
+        name: tied evidence is never ordered by name alone (issue 29: 348 Donepezil side effects of one source
+        each were listed A to Z)."""
+        ids = [str(r["target_id"]) for r in rows]
+        literature = self._counts(
+            f"MATCH (p:Passage)-[:MENTIONS]->(:NounPhrase)-[:MAPS_TO]->(t:{label}) WHERE t.id IN $ids "
+            "RETURN t.id AS id, count(DISTINCT p) AS n", ids)
+        rels = [spec.rel_type for spec in self.schema.rel_specs if any(label in pair for pair in spec.pairs)]
+        degree = self._counts(f"MATCH (t:{label})-[r:{'|'.join(rels)}]-() WHERE t.id IN $ids "
+                              "RETURN t.id AS id, count(r) AS n", ids) if rels else {}
+        items = []
+        for row in rows:
+            node = str(row["target_id"])
+            evidence = (int(row.get("support") or 0),) if two_hop else \
+                tuple(int(row.get(k) or 0) for k in ("n_sources", "n_publications", "unbiased"))
+            items.append(FactItem(node, str(row["target"]), evidence, literature.get(node, 0), degree.get(node, 0),
+                                  row))
+        items.sort(key=lambda i: (tuple(-e for e in i.evidence), -i.literature, -i.degree, i.name))
+        return items
+
+    def literature_counts(self, node_ids: list[str]) -> dict[str, int]:
+        """``node id -> passages of the workspace mentioning it`` (a linked mention, MAPS_TO); ids no passage
+        mentions are absent."""
+        out: dict[str, int] = {}
+        by_label: dict[str, list[str]] = {}
+        for node in node_ids:
+            label = node.partition("::")[0].replace(" ", "")
+            if label in self.schema.labels:
+                by_label.setdefault(label, []).append(node)
+        for label, ids in by_label.items():
+            out |= self._counts(f"MATCH (p:Passage)-[:MENTIONS]->(:NounPhrase)-[:MAPS_TO]->(t:{label}) "
+                                "WHERE t.id IN $ids RETURN t.id AS id, count(DISTINCT p) AS n", ids)
+        return out
+
+    def _counts(self, cypher: str, ids: list[str]) -> dict[str, int]:
+        """``id -> n`` from a counting query over ``ids`` (empty on no ids)."""
+        if not ids:
+            return {}
+        return {str(r["id"]): int(r["n"]) for r in _records(self.store.read_only_query(cypher, {"ids": ids}))}
 
     def same_name_readings(self, anchors: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
         """Nodes of the other labels named exactly like an anchor (case-insensitive), as extra anchors after
@@ -163,6 +267,8 @@ class GraphFacts:
         out: list[tuple[str, str, str, str]] = []
         seen = {a[2] for a in anchors}
         for mention, label, _, name in anchors[:READING_ANCHORS]:
+            if not name:  # a blocked mention (another entity's words), not an anchor
+                continue
             for other in self.schema.labels:
                 if other == label:
                     continue
@@ -175,9 +281,9 @@ class GraphFacts:
                         out.append((mention, other, str(row["id"]), str(row["name"])))
         return out
 
-    def _claim(self, intent: Intent, anchor_id: str, anchor_name: str, row: dict[str, Any]) -> Claim:
-        hops = intent.hops
-        target_id, target_name = str(row["target_id"]), str(row["target"])
+    def _claim(self, intent: Intent, anchor_id: str, anchor_name: str, item: FactItem) -> Claim:
+        hops, row = intent.hops, item.row
+        target_id, target_name = item.node_id, item.name
         if len(hops) == 1:
             hop = hops[0]
             from engram_kit.evidence.plans import hop_phrase
@@ -190,6 +296,8 @@ class GraphFacts:
                                 f"{'s' if int(row['n_publications']) != 1 else ''}")
             if row.get("unbiased") == 1:
                 evidence.append("unbiased")
+            if item.literature:
+                evidence.append(f"{item.literature} passages mention it" if item.literature != 1 else "1 passage mentions it")
             text = hop_phrase(hop, anchor_name, target_name) + (f" ({', '.join(evidence)})" if evidence else "")
             return Claim(text, (self._edge_citation(hop, anchor_id, target_id),))
         first, second = hops

@@ -60,6 +60,11 @@ class GraphProfile:
     kind_priors : node kind -> prior weight in [0, 1] used to break ties between equally good candidate
         entities of different kinds (higher wins; kinds absent count 0). Entity linking and retrieval read it as
         ``schema.profile.kind_priors``; empty means no preference.
+    relation_fallbacks : asked relation verb -> the verbs whose edges an answer lists instead when the graph
+        has no edge of the asked one for the question's entity (Hetionet: a question about drugs that *treat*
+        a disease with no ``TREATS_CtD`` edge is answered from ``PALLIATES_CpD``, its other curated indication
+        relation, Himmelstein et al. 2017), each said to be a substitute. Verbs as :func:`engram_kit.answering.intent.verb_of`
+        names them; empty means no fallback.
     """
 
     name: str
@@ -74,6 +79,7 @@ class GraphProfile:
     unlisted_agents: tuple[str, ...] = ()
     desk_templates: tuple[str, ...] | None = None
     kind_priors: Mapping[str, float] = field(default_factory=_no_priors)
+    relation_fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if not self.short_name:
@@ -88,6 +94,8 @@ class GraphProfile:
         if bad:
             raise ValueError(f"GraphProfile.kind_priors must lie in [0, 1]; got {bad}.")
         object.__setattr__(self, "kind_priors", MappingProxyType(dict(self.kind_priors)))
+        object.__setattr__(self, "relation_fallbacks",
+                           MappingProxyType({k: tuple(v) for k, v in self.relation_fallbacks.items()}))
 
     # --- wording ----------------------------------------------------------------------------------
     def graph_for_llm(self, graph_name: str) -> str:
@@ -179,6 +187,9 @@ HETIONET_PROFILE = HetionetProfile(
     kind_priors={"Disease": 1.0, "Gene": 0.9, "Compound": 0.9, "Anatomy": 0.6, "Symptom": 0.5,
                  "Pathway": 0.5, "Biological Process": 0.5, "Molecular Function": 0.4, "Cellular Component": 0.4,
                  "Pharmacologic Class": 0.4, "Side Effect": 0.2},
+    # Hetionet's indications come in two curated kinds (PharmacotherapyDB): disease-modifying (TREATS) and
+    # symptomatic (PALLIATES); a disease with no disease-modifying drug (Parkinson's) has symptomatic ones.
+    relation_fallbacks={"treats": ("palliates",), "palliates": ("treats",)},
 )
 #: Biolink KGX graphs (e.g. Monarch KG): Hetionet's agents are listed as not applicable, the phenotype agent runs.
 KGX_PROFILE = KGXProfile(

@@ -170,6 +170,23 @@ ABBREVIATION_CONFIDENCE = 0.8
 MAX_VARIANT_NODES = 8
 #: Longest question span tried against the lexicon, in words.
 MAX_SPAN_WORDS = 6
+#: Words a prefix reading may add to the question's span: one qualifier ("type 2 diabetes" -> "... mellitus").
+#: More words name something else that merely starts with the span ("green tea" -> "green tea antibacterial
+#: hand sanitizer", a DrugBank product name of Ethanol, was accepted at 0.85).
+MAX_PREFIX_TAIL_WORDS = 1
+#: An added word that is a head noun naming another kind of thing than the span: a role of a drug
+#: ("dopamine D2" -> "Dopamine D2 Antagonists", a drug class), a reaction to it ("penicillin allergy"), a
+#: product made of it. Such a completion is not a variant of the span.
+ROLE_HEAD = re.compile(r"^(antagonist|agonist|inhibitor|blocker|modulator|activator|analog|derivative|allerg"
+                       r"|poisoning|toxicit|deficien|antibod|vaccin|receptor|sanitiz|product|extract|preparation"
+                       r"|combination|metabolite|salt|conjugate)", re.IGNORECASE)
+#: An allele written after its gene symbol: "APOE E4", "APOE ε4", "APOE epsilon 4", "APOE*4", or fused
+#: "ApoE4" (the gene part must be a Gene name of the lexicon; the whole is not a name of its own).
+ALLELE = (re.compile(r"^(?P<gene>[A-Za-z][A-Za-z0-9\-]*[A-Za-z])\d{1,2}$"),  # fused: ApoE4
+          re.compile(r"^(?P<gene>[A-Za-z][A-Za-z0-9\-]*?[A-Za-z0-9])(?:[\s\-]+[eE]|[\s\-]*(?:\u03b5|epsilon\s?|\*))"
+                     r"\d{1,2}$"))
+#: Confidence of an allele read as its gene: as a prefix variant (the gene is named, the allele is more specific).
+ALLELE_CONFIDENCE = 0.85
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 
@@ -210,7 +227,11 @@ def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # noqa: 
                 continue
             found: list[tuple[str, str, str]] = []
             confidence = PREFIX_CONFIDENCE
-            if n == 1 and 2 <= len(span) <= 5 and span.isupper() and span.isalpha():
+            method = "prefix"
+            gene = allele_gene(span, lexicon) if n <= 3 and not lexicon.get(key) else []
+            if gene:  # an allele of a gene reads as the gene ("ApoE4" -> APOE)
+                found, confidence, method = gene, ALLELE_CONFIDENCE, "allele"
+            elif n == 1 and 2 <= len(span) <= 5 and span.isupper() and span.isalpha():
                 found = [(e.node_id, e.surface, e.kind) for e in lexicon.get(key)]
                 confidence = ABBREVIATION_CONFIDENCE
             elif lexicon.get(key):
@@ -218,7 +239,8 @@ def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # noqa: 
             elif n >= 2 or BIOMEDICAL_TERM.fullmatch(span):
                 lo = bisect.bisect_left(sorted_keys, key + " ")
                 hi = bisect.bisect_left(sorted_keys, key + " \uffff")
-                keys = sorted_keys[lo:hi]
+                # a variant adds at most one qualifier word, and not a head noun of another kind of thing
+                keys = [k for k in sorted_keys[lo:hi] if _variant_tail(k[len(key):])]
                 if keys:
                     fewest = min(k.count(" ") for k in keys)
                     found = [(e.node_id, e.surface, e.kind) for k in keys if k.count(" ") == fewest
@@ -233,6 +255,28 @@ def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # noqa: 
                 seen.add(node)
                 name = lexicon.node_names.get(node, (node, kind))[0]
                 out.append(SeedCandidate(span, start, end, node, name, kind, confidence,
-                                         "abbreviation-variant" if confidence == ABBREVIATION_CONFIDENCE else "prefix"))
+                                         "abbreviation-variant" if confidence == ABBREVIATION_CONFIDENCE else method))
             taken.append((start, end))
     return out
+
+
+def _variant_tail(tail: str) -> bool:
+    """Whether the words a prefix reading adds to the question's span keep it a variant of the span: at most
+    :data:`MAX_PREFIX_TAIL_WORDS` words, none a head noun of another kind of thing (:data:`ROLE_HEAD`)."""
+    words = tail.split()
+    return len(words) <= MAX_PREFIX_TAIL_WORDS and not any(ROLE_HEAD.match(w) for w in words)
+
+
+def allele_gene(span: str, lexicon) -> list[tuple[str, str, str]]:  # noqa: ANN001 - Lexicon
+    """``(node_id, surface, kind)`` of the Gene that an allele written after its symbol names (:data:`ALLELE`:
+    "ApoE4", "APOE E4", "APOE ε4" -> APOE), or []: the fused form first, so "ApoE4" is APOE, not "Apo"."""
+    from engram_kit.extraction.normalize import normalize_name
+
+    for pattern in ALLELE:
+        match = pattern.match(span)
+        if match:
+            genes = [(e.node_id, e.surface, e.kind) for e in lexicon.get(normalize_name(match.group("gene")))
+                     if e.kind == "Gene"]
+            if genes:
+                return genes
+    return []
