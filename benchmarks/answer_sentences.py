@@ -17,8 +17,12 @@ and low on the others).
 Splits: the 1,000 questions sorted by PMID; ``dev`` is the first 400 (the cues and weights were tuned on these
 only), ``heldout`` the other 600 (checked once a change was settled, never tuned on), ``all`` both.
 
+Issue 29 (``--lines``): every quoted line of the product composer when the question's own abstract comes
+with four other abstracts (the nearest by embedding), the labelled part of each line and whether it comes from
+the question's own abstract (:func:`lines_study`).
+
 Usage: ``python benchmarks/answer_sentences.py [--split dev|heldout|all] [--limit N] [--shared-data DIR]
-[--out FILE]``; prints the Markdown report (and writes it to FILE when given; the results file
+[--out FILE] [--lines]``; prints the Markdown report (and writes it to FILE when given; the results file
 ``benchmarks/results/answer_sentences.md`` keeps dated sections, newest first). Skips (exit 0 with a message)
 without the data.
 """
@@ -207,8 +211,7 @@ DISTRACTORS = 4
 def lines_study(shared: Path, limit: int | None, split: str = "dev") -> str:
     """The ``--lines`` study (issue 29): every quoted line of the product composer when the question's own
     abstract comes with :data:`DISTRACTORS` other abstracts of the split (those whose embedding is nearest the
-    question's, in rank order after the own one... shuffled by cosine, so the own abstract is not always
-    first). Reports the labelled part of each quoted sentence, the share quoted from the question's own
+    question's), all five in order of cosine to the question, so the own abstract is not always first. Reports the labelled part of each quoted sentence, the share quoted from the question's own
     abstract, lines per question, and questions with no line (the composer's note says why). The hits carry no
     linked entities (PubMedQA has none), so the support rule reads the question's own words."""
     import numpy as np

@@ -95,8 +95,8 @@ def test_parkinson_drugs_say_no_treats_edge_and_list_what_palliates_it(workspace
     assert answer.notes[0].endswith("what it holds instead:") and answer.notes[1].startswith("28 compounds palliate")
     graph = [c for c in answer.claims if c.citations[0].kind == "edge"]
     assert len(graph) == 10 and all(c.citations[0].label == "Hetionet PALLIATES_CpD" for c in graph)
-    for claim in _literature(answer):
-        assert "Parkinson" in claim.text
+    for claim in _literature(answer):  # the disease, or the short form its abstract defines ("... disease (PD)")
+        assert re.search(r"Parkinson|\bPD\b", claim.text), claim.text
 
 
 def test_green_tea_quotes_the_finding_not_the_title(workspace):
@@ -205,3 +205,13 @@ def test_headline_states_yes_no_names_or_why_not():
     empty.claims, empty.notes = [], ["The graph has no compounds that bind X (no BINDS_CbG edge)."]
     assert compose_headline(empty) == "The data cannot answer this: the graph has no compounds that bind X (no " \
                                       "BINDS_CbG edge)."
+
+
+def test_engram_ask_prints_the_answer_first(workspace_path, workspace, capsys):
+    from engram_kit.cli import main
+
+    assert main(["ask", "-w", str(workspace_path), "Which drugs treat Parkinson's disease?", "--top-k", "3"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0].startswith("Answer: The graph has no compounds that treat Parkinson's disease; it holds compounds "
+                             "that palliate Parkinson's disease: L-DOPA")
+    assert out.index(next(line for line in out if line.startswith("Resolved entities"))) > 0  # evidence after

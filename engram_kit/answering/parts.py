@@ -166,8 +166,16 @@ def _then(facts: GraphFacts, one: FactsResult, a: str, second: tuple[str, str, s
         papers = [c for c in cites if c.kind == "passage"]
         if papers:
             how.append(f"{len(papers)} passage{'s' if len(papers) != 1 else ''} mentioning both")
+        if not edges_of(cites):  # literature only: lead with the item's part-1 edge, so the claim reads as the
+            own = _item_citation(one, item)  # graph statement it is (a quoted line is always a copied sentence)
+            cites = ([own] if own is not None else []) + cites
         out.claims.append(Claim(f"{item.name} is also linked to {b} ({', '.join(how)})", tuple(cites[:6])))
     return out
+
+
+def edges_of(cites: list[Citation]) -> list[Citation]:
+    """The edge citations among ``cites``."""
+    return [c for c in cites if c.kind == "edge"]
 
 
 def _item_citation(result: FactsResult, item: FactItem) -> Citation | None:
