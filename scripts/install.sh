@@ -3,7 +3,8 @@
 # torch goes first and pinned. Where the package index holds a local CPU wheel of `torch==2.13.0` that is what
 # comes; elsewhere (PyPI, Linux) it is the larger CUDA-enabled build. TORCH_INDEX_URL (e.g.
 # https://download.pytorch.org/whl/cpu) installs torch alone from that index: the CPU-only build. The package
-# itself keeps an open torch range; a torch already importable in .venv is kept.
+# itself keeps an open torch range; a torch already importable in .venv is kept. ENGRAM_EXTRAS adds extras to the
+# same resolver call (scripts/test.sh passes `scale`, Ray for the scale-out tests; the demo's install has no Ray).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -21,7 +22,7 @@ fi
 # your working directory ..." warning that pip prints as a 10-line BuildBackendWarning block. It is information,
 # not a problem (the finder maps exactly the two packages); the filter silences that one message in the backend.
 PYTHONWARNINGS="ignore:Editable installation${PYTHONWARNINGS:+,$PYTHONWARNINGS}" \
-  python -m pip install --quiet -e ".[notebooks,dev,neo4j,scale]"
+  python -m pip install --quiet -e ".[notebooks,dev,neo4j${ENGRAM_EXTRAS:+,$ENGRAM_EXTRAS}]"
 # Byte-compile the project's own modules once: an editable install leaves them as sources, and where
 # PYTHONDONTWRITEBYTECODE is set (it is on this project's CI machines) every `engram` command recompiled ~70
 # modules (0.6 s of each cold start). Imports still read .pyc files with that variable set.

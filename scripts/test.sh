@@ -3,7 +3,7 @@
 # .ci/run calls exactly this). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh
+ENGRAM_EXTRAS=scale bash scripts/install.sh  # + Ray (the [scale] extra) for tests/test_ray_ingest.py
 # shellcheck disable=SC1091
 . .venv/bin/activate
 # The dashboard browser test drives Debian's Chromium with Playwright (never Playwright's own browser download).
