@@ -854,6 +854,11 @@ def classify(case: Case, result: dict[str, Any], code: int, killed: str, stderr:
         return "data changed", "FILE CONTENT in the reply"
     if case.kind in ("desk", "desk-raw"):
         status = result.get("desk_status")
+        if case.family.startswith("file loaders") and status == "ok":
+            return "data changed", f"the query read a file: {result.get('desk_rows')} rows returned"
+        if status in ("refused", "failed") and "crashed" in (result.get("error") or ""):
+            # the caller survived, but the query process ended by a signal (issue 31: none may)
+            return "crash", f"query process: {result['error'][:160]}"
         if status in ("refused", "failed") and result.get("error"):
             return "handled", f"{status}: {result['error'][:160]}"
         if status == "ok" and result.get("desk_rows", 0) <= 100:

@@ -21,6 +21,7 @@ WRITERS, PER_WRITER, READERS = 8, 2, 2
 DEADLINE_S = 600.0  # a hang is minutes of no progress; the work itself takes well under a minute here
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900, method="thread")
 def test_eight_threads_ingest_into_one_workspace_with_readers_beside_them(tmp_path, sample_paths):
     records = list(read_pubmed(sample_paths.abstracts))[: WRITERS * PER_WRITER]
