@@ -90,8 +90,14 @@ def test_parkinson_drugs_say_no_treats_edge_and_list_what_palliates_it(workspace
     treating = _ids(workspace, "MATCH (c:Compound)-[:TREATS_CtD]->(d:Disease {id: $d}) RETURN c.id AS id", d=PD)
     assert len(palliating) == 28 and not treating and {"L-DOPA", "Pramipexole", "Selegiline"} <= set(palliating)
     assert answer.headline.startswith("The graph has no compounds that treat Parkinson's disease; it holds "
-                                      "compounds that palliate Parkinson's disease: L-DOPA")
+                                      "compounds that palliate Parkinson's disease: levodopa, ")
     assert "(28 in the graph)" in answer.headline
+    # the exact items: the palliating drugs as the literature spells them (levodopa, L-DOPA as its synonym), each
+    # cited by its edge; an item outside the graph's 28 must be a linked compound named beside the disease
+    top = {x.text.lower(): x for x in answer.exact[:4]}
+    assert {"levodopa", "apomorphine", "selegiline"} <= set(top) and "L-DOPA" in top["levodopa"].synonyms
+    assert all(any(c.label == "Hetionet PALLIATES_CpD" for c in x.citations) for x in top.values())
+    assert all(x.node_id and x.node_id.startswith("Compound::") for x in answer.exact)
     assert answer.notes[0].endswith("what it holds instead:") and answer.notes[1].startswith("28 compounds palliate")
     graph = [c for c in answer.claims if c.citations[0].kind == "edge"]
     assert len(graph) == 10 and all(c.citations[0].label == "Hetionet PALLIATES_CpD" for c in graph)
@@ -213,5 +219,8 @@ def test_engram_ask_prints_the_answer_first(workspace_path, workspace, capsys):
     assert main(["ask", "-w", str(workspace_path), "Which drugs treat Parkinson's disease?", "--top-k", "3"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("Answer: The graph has no compounds that treat Parkinson's disease; it holds compounds "
-                             "that palliate Parkinson's disease: L-DOPA")
+                             "that palliate Parkinson's disease: ")
+    assert "levodopa" in out[0] and "(28 in the graph)" in out[0]
+    # then the ranked exact items, each with its score and citation labels, before the evidence
+    assert re.match(r"\s+1\. \S.*score=\d\.\d\d\s+\[.*Hetionet PALLIATES_CpD\]", out[1]), out[1]
     assert out.index(next(line for line in out if line.startswith("Resolved entities"))) > 0  # evidence after

@@ -174,14 +174,13 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
                                                                  tuple[Citation, ...], str]:
     """``(question_type, exact, yes_no, yes_no_citations, headline)`` of an investigation, from the agents' evidence.
 
-    Exact items: the literature agent's exact items (when its composer gives them), then every graph edge cited by
-    any agent's claim that links a question entity by the asked relation (one hop of
-    :func:`~engram_kit.answering.intent.parse_intent`) to a node of the asked kind, named by the graph, in the
-    order the agents cite them; one item per node (its edges merged as its citations), score = reciprocal rank.
-    Factoid: at most five. A count question ("How many ...") takes no edge items (the few edges cited are not the
-    total): its headline is the literature answer's note stating the graph's count. Yes/no: the literature agent's
-    verdict when it gives one, else "yes" when a cited edge of the asked relation joins two question entities;
-    otherwise undecided. Headline: the names or the yes/no, else the literature answer's own headline or its note
+    Exact items: every graph edge cited by any agent's claim that links a question entity by the asked relation
+    (one hop of :func:`~engram_kit.answering.intent.parse_intent`) to a node of the asked kind, named by the graph,
+    in the order the agents cite them; one item per node (its edges merged as its citations), score = reciprocal
+    rank; only when the question asks no relation, the literature agent's exact items. Factoid: at most five. A
+    count question ("How many ...") takes no items (a few names are not the total): its headline is the
+    literature answer's note stating the graph's count. Yes/no: "yes" when a cited edge of the asked relation
+    joins two question entities, else the literature agent's verdict when it gives one; otherwise undecided. Headline: the names or the yes/no, else the literature answer's own headline or its note
     that the graph has no answer.
     """
     question_type = detect_question_type(question)
@@ -211,28 +210,31 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
                 if citation not in cited:
                     cited.append(citation)
     names = graph.names(list(items)) if graph is not None and items else {}
-    exact: list[ExactAnswer] = list(answer.exact) if answer is not None else []
-    taken = {x.node_id for x in exact if x.node_id} | {x.text.lower() for x in exact}
-    ranked = [(names.get(node_id, node_id), node_id, cited) for node_id, (_, cited) in items.items()
-              if node_id not in taken and names.get(node_id, node_id).lower() not in taken]
-    exact += [ExactAnswer(text, (), node_id, 1.0, tuple(cited)) for text, node_id, cited in ranked]
+    # the curated edges the agents cite answer first; the literature answer's exact items only where no agent cites
+    # an edge of the asked relation (its items beside a graph answer were co-mentions, not partners)
+    exact = [ExactAnswer(names.get(node_id, node_id), (), node_id, 1.0, tuple(cited))
+             for node_id, (_, cited) in items.items()]
+    if not exact and not asked and answer is not None:  # a relation asked and no edge of it cited: the note says so
+        exact = list(answer.exact)
     counting = bool(_COUNT_QUESTION.search(question))
-    if question_type not in ("factoid", "list") or (counting and not (answer is not None and answer.exact)):
-        exact = []  # a count is not answered by the few edges cited: the literature answer states the total
+    if question_type not in ("factoid", "list") or counting:
+        exact = []  # a count is not answered by a few names: the literature answer states the total
     exact = exact[:5] if question_type == "factoid" else exact
     exact = [ExactAnswer(x.text, x.synonyms, x.node_id, round(1.0 / rank, 4), x.citations)
              for rank, x in enumerate(exact, start=1)]
     yes_no: YesNo | None = None
     yes_no_citations: tuple[Citation, ...] = ()
     if question_type == "yesno":
-        if answer is not None and answer.yes_no is not None:
-            yes_no, yes_no_citations = answer.yes_no, answer.yes_no_citations
-        elif joined:
+        if joined:  # a curated edge of the asked relation between the question's entities decides first
             yes_no, yes_no_citations = "yes", tuple(dict.fromkeys(joined))
+        elif answer is not None and answer.yes_no is not None:
+            yes_no, yes_no_citations = answer.yes_no, answer.yes_no_citations
     why = ""
     if answer is not None:
         cue = r"\b\d+\b" if counting else r"^(The graph has no|Nothing found)"
-        why = answer.headline or next((n for n in answer.notes if re.search(cue, n)), "")
+        noted = next((n for n in answer.notes if re.search(cue, n)), "")
+        # a count, or a relation asked that no cited edge answers: the note on the graph's answer comes first
+        why = (noted or answer.headline) if counting or (asked and not exact) else (answer.headline or noted)
     if not why and question_type in ("factoid", "list"):
         why = "No exact answer: no agent's evidence links the question's entities to an answer by the asked relation."
     return question_type, exact, yes_no, yes_no_citations, headline(question_type, exact, yes_no, empty=why)

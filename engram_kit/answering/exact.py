@@ -32,7 +32,10 @@ from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) c
 (``graph=False``) for the ablation in ``benchmarks/results/bioasq_answers.md``.
 
 Factoid: the top ``Settings.exact_factoid_max``; list: the items scoring at least ``Settings.exact_list_cutoff``
-(at most ``Settings.exact_list_max``; the best one always, when any); yes/no: :mod:`engram_kit.answering.yesno`;
+(at most ``Settings.exact_list_max``; the best one always, when any). When the graph itself answers (facts of the
+asked relation, or of the profile's fallback, from a question entity: :func:`graph_answers`), the fact targets are
+listed whatever their score, ranked by it, and a candidate outside them must be a node of the expected kind that
+shares a sentence with a question entity (:func:`literature_backed`); yes/no: :mod:`engram_kit.answering.yesno`;
 summary: no exact items. Every item cites the sentences that name it beside a question term (else the sentences
 naming it) and/or the fact edges; an item with neither is never produced.
 """
@@ -59,7 +62,8 @@ from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts
 
-__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "guess_type", "load_weights"]
+__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "graph_answers", "guess_type",
+           "literature_backed", "load_weights"]
 
 #: Scorer features, in the order of the weight vectors.
 FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
@@ -150,6 +154,7 @@ class Candidate:
     parts: int = 0                  # occurrences inside a longer chunk
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
+    fact_rank: int = 1 << 30        # order among the graph facts (ranked by evidence, literature, degree)
 
     @property
     def text(self) -> str:
@@ -281,11 +286,18 @@ class ExactAnswerer:
         else:
             candidates = self.candidates(result, hits, facts, entity_terms)
             self.score(candidates, result, hits, entity_terms)
-        candidates.sort(key=lambda c: (-c.score, c.text.lower()))
+        # equal scores: the facts' own order (evidence, passages mentioning the item, degree), never name alone
+        candidates.sort(key=lambda c: (-c.score, c.fact_rank, -len(c.passages), c.text.lower()))
+        graph_answered = self.graph and graph_answers(facts)
+        if graph_answered:
+            candidates = [c for c in candidates if c.edge_citations or literature_backed(c)]
+        elif self.graph:  # a node of another kind than the one asked ("brain" for "which compounds") is no answer
+            candidates = [c for c in candidates if not (c.node_id and c.features.get("type_mismatch", 0.0) > 0)]
         if kind == "factoid":
             chosen = candidates[: self.settings.exact_factoid_max]
         else:
-            chosen = [c for c in candidates if c.score >= self.settings.exact_list_cutoff]
+            chosen = [c for c in candidates if c.score >= self.settings.exact_list_cutoff
+                      or (graph_answered and c.edge_citations)]
             chosen = (chosen or candidates[:1])[: self.settings.exact_list_max]
         exact = [self._item(c, hits, entity_terms) for c in chosen]
         return ExactResult(kind, exact, candidates=candidates)
@@ -398,11 +410,12 @@ class ExactAnswerer:
         if not targets or self.store is None:
             return
         names = dict(zip(*(self.store.get_nodes(list(targets))[c] for c in ("id", "name"))))
-        for node, cites in targets.items():
+        for rank, (node, cites) in enumerate(targets.items()):
             cand = out.setdefault(node, Candidate(node, node, str(names.get(node, node.partition("::")[2])),
                                                   _kind_of(node.partition("::")[0])))
             cand.node_name = cand.node_name or str(names.get(node, ""))
             cand.edge_citations = list(dict.fromkeys(cites))
+            cand.fact_rank = min(cand.fact_rank, rank)
 
     # ------------------------------------------------------------------------------------------
     def features(self, candidates: Sequence[Candidate], result: RetrievalResult, hits: Sequence[PassageHit],
@@ -495,6 +508,23 @@ class ExactAnswerer:
                 weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
                 evidence.append(Evidence(s, cite, weight, polarity(s)))
         return decide(evidence or weaker, self.settings.yesno_no_share)
+
+
+def graph_answers(facts: Any) -> bool:  # noqa: ANN401 - FactsResult
+    """Whether the graph itself answers the question: the composer's facts of the asked relation (or of the
+    profile's fallback relation) hold at least one edge from a question entity."""
+    return facts is not None and any(c.kind == "edge" for claim in getattr(facts, "claims", ()) or ()
+                                     for c in claim.citations)
+
+
+def literature_backed(c: Candidate) -> bool:
+    """Whether a candidate the graph facts do not hold may still join a graph-answered list: it must be a node
+    of the expected kind and share a sentence with a question entity. Without this gate, when the graph lists
+    BACE1's interaction partners, genes that merely occur in the same top passages (a UCHL1 gene list, DBH and
+    IL1A in another study) outranked them, and for "Which drugs treat Parkinson's disease?" an unlinked
+    "symptoms" joined the drugs. Applied only when the graph answers (:func:`graph_answers`): on BioASQ 12b dev
+    (recent drugs and trials Hetionet lacks) a co-occurrence requirement on every list lowered list F1."""
+    return bool(c.node_id) and c.features.get("type_match", 0.0) > 0 and c.features.get("entity_cooc", 0.0) > 0
 
 
 def _contained(candidates: Sequence[Candidate]) -> set[str]:

@@ -82,7 +82,9 @@ def _body(answer: Answer, facts: FactsResult | None, parts: PartsResult | None) 
     if facts is not None and facts.items and facts.intent.hops:
         phrase = _relation_phrase(facts)
         listed = names or [item.name for item in facts.items]
-        total = None if names else (facts.total if facts.total is not None else len(facts.items))
+        # the graph's own count, also beside exact items (which add literature-backed names and stop at
+        # Settings.exact_list_max): "(10 in all)" read as if BACE1 had 10 partners where the graph holds 22
+        total = facts.total if facts.total is not None else len(facts.items)
         head = f"{phrase}: {_names(listed, total)}"
         if facts.substituted_from is not None:
             asked = facts.substituted_from

@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable, Sequence
 
 from engram_kit.answering.intent import RELATION_WORDS, parse_intent
-from engram_kit.answering.qtype import question_type
 from engram_kit.answering.support import names_any, sentence_supports
 from engram_kit.answering.types import ExactAnswer, QuestionType, YesNo
 from engram_kit.retrieval.results import ResolvedEntity
@@ -88,10 +87,7 @@ def cue_question_type(question: str) -> QuestionType:
 
 #: The detector every answering path calls (:func:`detect_question_type`). The seam to the offline detector of
 #: ``engram_kit.answering.exact``: point this at that function when it lands (same signature: question -> type).
-#: The product's detector (:func:`engram_kit.answering.qtype.question_type`), the one the extractive composer
-#: uses, so that the LLM composer, the desk and the synthesis agent type a question the same way;
-#: :func:`cue_question_type` stays as the simpler opening-word rule.
-QUESTION_TYPE_DETECTOR: Callable[[str], QuestionType] = question_type
+QUESTION_TYPE_DETECTOR: Callable[[str], QuestionType] = cue_question_type
 
 
 def detect_question_type(question: str) -> QuestionType:
