@@ -136,6 +136,8 @@ def test_headline_and_exact_items_sit_above_the_evidence_and_show_their_sentence
     sentence = re.search(r"<li>(.*?) <span", support).group(1)
     plain = html.unescape(re.sub(r"</?mark[^>]*>", "", sentence))
     assert any(plain in h.text for h in cited) or any(plain == c.text for c in answer.claims)
+    rows = a.chat.exact.children
+    assert rows.index(a.chat.support) == 1 and a.exact_buttons[0] in rows[0].children  # under its row
     assert "engram-exact-selected" in a.exact_buttons[0]._dom_classes
     assert "engram-exact-selected" not in a.exact_buttons[1]._dom_classes
     assert _highlighted_cards(a) == {c.ref for c in first.citations if c.kind == "passage"} & set(a.evidence.cards)

@@ -88,6 +88,8 @@ CSS = """<style>
 .engram-chat { order: 1; } .engram-graph-panel { order: 2; } .engram-answer-box { order: 3; }
 .engram-evidence { order: 4; } .engram-history-row { order: 5; } .engram-agents-box { order: 6; }
 .engram-answer-box { max-height: 260px; overflow: auto; flex: 0 0 auto; }
+/* the box scrolls: its parts keep their own height (a flex column would squash them onto each other) */
+.engram-answer-box > * { flex: 0 0 auto !important; }
 .engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT_STACKED !important; }
 .engram-evidence .engram-passages { max-height: 520px; overflow: auto; }
 @container (min-width: SIDE_PXpx) {
@@ -207,11 +209,10 @@ SUPPORT_SENTENCES = 6
 
 
 def headline_html(answer: Answer) -> str:
-    """The question, the headline (``Answer.headline``: names, yes/no, or why the data cannot answer) and the
-    answer's notes, as HTML."""
-    notes = "".join(f"<p><i>{_e(n)}</i></p>" for n in answer.notes)
+    """The question and the headline (``Answer.headline``: names, yes/no, or why the data cannot answer), as
+    HTML."""
     head = f"<p><b>A:</b> {_e(answer.headline)}</p>" if answer.headline else ""
-    return f"<p><b>Q:</b> {_e(answer.question)}</p>{head}{notes}"
+    return f"<p><b>Q:</b> {_e(answer.question)}</p>{head}"
 
 
 def _mark(text: str, names: tuple[str, ...]) -> str:
@@ -675,14 +676,14 @@ class ChatPanel:
         #: the exact answer: one row per item (a button that shows its sentences, score, citations)
         self.exact = widgets.VBox()
         self.exact.add_class("engram-exact")
-        #: the sentences supporting the exact item last clicked
+        #: the sentences supporting the exact item last clicked (shown right under its row)
         self.support = widgets.HTML("")
         self.support.add_class("engram-support")
         self.answer = widgets.HTML("")
         self.answer.add_class("engram-answer")
         #: the answer in a box that scrolls (bounded height: the graph and evidence stay on the first screen):
-        #: headline and exact answer first, then the cited claims
-        self.answer_box = widgets.VBox([self.headline, self.exact, self.support, self.answer])
+        #: headline and exact answer first, then the answer's notes and the cited claims
+        self.answer_box = widgets.VBox([self.headline, self.exact, self.answer])
         self.answer_box.add_class("engram-answer-box")
         self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
                                         layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"))
@@ -892,6 +893,7 @@ class ResearchAssistant:
         self.answer: Answer | None = None
         self.graph: AnswerGraph | None = None
         self.exact_buttons: list[widgets.Button] = []
+        self.exact_rows: list[widgets.Widget] = []
         self.question = ""
         self.source = "all"
         #: Seconds the last warm-up took (None before any).
@@ -1015,12 +1017,13 @@ class ResearchAssistant:
         self.chat.headline.value = headline_html(answer)
         self.chat.support.value = ""
         self._render_exact(answer)
+        notes = "".join(f"<p><i>{_e(n)}</i></p>" for n in answer.notes)
         if not answer.claims:
-            self.chat.answer.value = "<p>No evidence was found for this question in the workspace.</p>"
+            self.chat.answer.value = notes + "<p>No evidence was found for this question in the workspace.</p>"
             return
         cards = self.evidence.card_index()
         items = "".join(claim_html(c, answer.retrieval, self.graph, cards) for c in answer.claims)
-        self.chat.answer.value = f"<b>Evidence lines</b><ul>{items}</ul>"
+        self.chat.answer.value = f"{notes}<b>Evidence lines</b><ul>{items}</ul>"
 
     def _exact_entries(self, answer: Answer) -> list[tuple[str, str, tuple[Any, ...], tuple[str, ...], str | None]]:
         """``(button label, score text, citations, names, node id)`` per exact item, or one for the yes/no
@@ -1052,6 +1055,7 @@ class ResearchAssistant:
             row.add_class("engram-exact-row")
             rows.append(row)
             self.exact_buttons.append(button)
+        self.exact_rows = rows
         self.chat.exact.children = rows
 
     def select_exact(self, index: int) -> int:
@@ -1069,6 +1073,9 @@ class ResearchAssistant:
                                                self.evidence.card_index())
         for i, button in enumerate(self.exact_buttons):
             (button.add_class if i == index else button.remove_class)("engram-exact-selected")
+        # right under the clicked row, so the sentences show where the reader looks
+        rows = self.exact_rows
+        self.chat.exact.children = [*rows[:index + 1], self.chat.support, *rows[index + 1:]]
         self.evidence.highlight({c.ref for c in cites if c.kind == "passage"})
         nodes = {node} if node else set()
         for cite in cites:
