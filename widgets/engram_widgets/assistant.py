@@ -490,10 +490,12 @@ class GraphPanel:
         if click is not None:
             self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
         # an empty drawing is a blank box: say why in the box itself (issue 31 item 6)
+        widen = (" &quot;expand&quot; draws the graph of the retrieved passages."
+                 if base is self.graph and self._wider_factory is not None else "")
         self.area.children = [self.cytoscape] if len(self.shown) else [widgets.HTML(
             f"<div class='engram-graph-empty' style='height:{self.height};display:flex;align-items:center;"
             "justify-content:center;color:#555'>No graph to draw for this answer: the question resolved to no "
-            "graph node and its passages share no edges.</div>")]
+            f"graph node and no answer item is a graph node.{widen}</div>")]
         if old is not None:
             _close_graph(old)
         self._legend(full)
