@@ -121,6 +121,21 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
     assert boxes["card0"]["top"] < 900 - 80, boxes  # at least the first card's header and first lines
     assert "Answered in" in page.inner_text(".engram-status")
 
+    # the answer first (issue 29): the headline names the exact items, listed above the evidence lines; a
+    # click on an item shows the cited sentence naming it (the name marked) and selects the item
+    items = driver.exact_items()
+    headline = page.inner_text(".engram-headline")
+    assert items and "A:" in headline and items[0] in headline, (items, headline)
+    exact_box, lines_box = page.locator(".engram-exact").bounding_box(), page.locator(".engram-answer").bounding_box()
+    assert exact_box and lines_box and exact_box["y"] < lines_box["y"], (exact_box, lines_box)
+    item = 1 if len(items) > 1 else 0  # not the first: the support must follow the click, not the ranking
+    shown = driver.click_exact(item)
+    assert shown["selected"] and shown["sentences"] and shown["visible"], shown
+    assert any(m.lower() == items[item].lower() for m in shown["marked"]), shown
+    assert any(items[item].lower() in s.lower() and len(s) > len(items[item]) + 20 for s in shown["sentences"]), shown
+    driver.highlighted_cards(at_least=1)  # its cited passage's card
+    driver.screenshot("dashboard-exact-item-click")
+
     # every citation is a link; PubMed articles also link out; a click scrolls to and highlights its card
     citations = driver.citations()
     passages = [c for c in citations if c["label"].startswith("PMID:")]

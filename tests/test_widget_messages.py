@@ -18,6 +18,10 @@ def test_an_empty_answer_graph_says_why_in_the_box():
     (child,) = panel.area.children
     assert "No graph to draw for this answer" in child.value  # not a blank Cytoscape box
     assert "0 of 0 nodes" in panel.info.value
+    panel.show(empty, wider=lambda: empty)  # the answer's own graph, with the retrieval's to expand into
+    (child,) = panel.area.children
+    assert "No graph to draw for this answer" in child.value and "expand" in child.value
+    assert not panel.more.disabled
 
 
 def test_the_upload_limits_are_stated_before_an_upload(workspace):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -34,8 +35,9 @@ def test_answer_renders_entities_passages_graph_and_claims(assistant):
     assert list(assistant.evidence.cards) == [p.passage_id for p in result.passages]
     assert assistant.chat.answer.value.count("<li>") == len(assistant.answer.claims) > 0
     shown = assistant.graph_panel.shown
-    # the focused view: at most 40 nodes, the seeds in it, no node without an edge except seeds
-    assert 0 < len(shown) <= GRAPH_FIRST == 40 < len(assistant.graph)
+    # the answer's own graph (issue 29): at most 40 nodes, the seeds in it, no node without an edge except seeds
+    assert 0 < len(shown) <= len(assistant.graph) <= GRAPH_FIRST == 40
+    assert set(assistant.graph.nodes["id"]) <= set(assistant.workspace.answer_graph(assistant.answer).nodes["id"])
     assert set(shown.nodes.loc[shown.nodes["is_seed"], "id"]) == {e.node_id for e in result.entities}
     ends = set(shown.edges["source"]) | set(shown.edges["target"])
     assert all(n in ends or seed for n, seed in zip(shown.nodes["id"], shown.nodes["is_seed"]))
@@ -97,12 +99,61 @@ def test_passage_click_highlights_its_entities(assistant):
 def test_expand_grows_the_view_and_focus_returns(assistant):
     panel = assistant.graph_panel
     before = set(panel.shown.nodes["id"])
+    assert not panel.more.disabled  # the answer's graph grows into the retrieval's whole graph
     panel.more.click()
     after = set(panel.shown.nodes["id"])
-    assert before < after and len(after) <= GRAPH_FIRST + panel.step
+    seeds = {e.node_id for e in assistant.answer.retrieval.entities}
+    assert len(after) > len(before) and seeds <= after and len(after) <= GRAPH_FIRST + panel.step
     assert len(panel.cytoscape.graph.nodes) == len(panel.shown)
     panel.focus_button.click()
     assert set(panel.shown.nodes["id"]) == before
+
+
+def test_headline_and_exact_items_sit_above_the_evidence_and_show_their_sentences(workspace, tmp_path):
+    """Issue 29 item 3: the headline and the exact answer (score, citations) come before the cited claims;
+    clicking an item shows the cited sentences naming it, highlights its button, cards and graph node."""
+    a = ResearchAssistant(workspace, history_path=tmp_path)
+    answer = a.ask("Which genes interact with BACE1?")
+    assert answer is not None and answer.question_type == "list" and answer.exact
+    box = a.chat.answer_box.children
+    assert box.index(a.chat.headline) < box.index(a.chat.exact) < box.index(a.chat.answer)
+    assert answer.headline and html.escape(answer.headline, quote=True) in a.chat.headline.value
+    first = answer.exact[0]
+    assert first.text in answer.headline.split(":", 1)[1]  # the headline names the items
+    assert [b.description for b in a.exact_buttons] == [x.text for x in answer.exact]
+    detail = a.chat.exact.children[0].children[-1].value
+    assert f"score {first.score:.2f}" in detail
+    from engram_kit.exports import citation_link
+
+    labels = [citation_link(c, answer.retrieval, a.graph).label for c in first.citations]
+    assert all(f">{html.escape(label, quote=True)}</a>" in detail for label in labels)
+    n = a.select_exact(0)
+    support = a.chat.support.value
+    assert n > 0 and f"<b>{html.escape(first.text)}</b>" in support
+    assert f'<mark class="engram-mark">{html.escape(first.text)}</mark>' in support
+    # the marked sentence is a sentence of a cited passage (its claim or its text)
+    cited = [h for h in answer.retrieval.passages if h.passage_id in {c.ref for c in first.citations}]
+    sentence = re.search(r"<li>(.*?) <span", support).group(1)
+    plain = html.unescape(re.sub(r"</?mark[^>]*>", "", sentence))
+    assert any(plain in h.text for h in cited) or any(plain == c.text for c in answer.claims)
+    rows = a.chat.exact.children
+    assert rows.index(a.chat.support) == 1 and a.exact_buttons[0] in rows[0].children  # under its row
+    assert "engram-exact-selected" in a.exact_buttons[0]._dom_classes
+    assert "engram-exact-selected" not in a.exact_buttons[1]._dom_classes
+    assert _highlighted_cards(a) == {c.ref for c in first.citations if c.kind == "passage"} & set(a.evidence.cards)
+    drawn = {x.data["id"] for x in a.graph_panel.cytoscape.graph.nodes if HIGHLIGHT in x.classes}
+    assert first.node_id in drawn
+
+
+def test_yes_no_question_shows_its_verdict_and_its_sentences(workspace, tmp_path):
+    a = ResearchAssistant(workspace, history_path=tmp_path)
+    answer = a.ask("Does levodopa treat Parkinson's disease?")
+    assert answer is not None and answer.question_type == "yesno"
+    verdict = {"yes": "Yes", "no": "No"}.get(answer.yes_no or "", "Undecided")
+    assert [b.description for b in a.exact_buttons] == [verdict]
+    assert a.chat.headline.value.count("<b>A:</b>") == 1 and verdict in a.chat.headline.value
+    if answer.yes_no_citations:
+        assert a.select_exact(0) > 0 and "levodopa" in a.chat.support.value.lower()
 
 
 def test_downloads_hold_the_graph_as_shown(assistant):
@@ -127,6 +178,9 @@ def test_conversation_is_saved_and_reopens(assistant, workspace):
     assert other.answer is not None and other.answer.question == QUESTION
     assert list(other.evidence.cards) == list(assistant.evidence.cards)
     assert other.graph.nodes["id"].tolist() == assistant.graph.nodes["id"].tolist()
+    # the headline and the exact items come back too (issue 29)
+    assert other.chat.headline.value == assistant.chat.headline.value and assistant.answer.headline
+    assert [b.description for b in other.exact_buttons] == [x.text for x in assistant.answer.exact] != []
     rebuilt = answer_from_dict(assistant.answer.to_dict())
     assert rebuilt.to_dict() == assistant.answer.to_dict()
 

@@ -4,11 +4,13 @@ Flow of a question (each step is rendered as soon as it is known, with its elaps
 
 1. ``Workspace.retrieve`` -> how the question was read (the resolved seeds as chips the reader can remove or
    replace, the unresolved terms) and the ranked passages;
-2. ``Workspace.answer_graph`` -> the graph panel: a focused view (:meth:`AnswerGraph.focus`: seeds, the
-   answer's entities and the paths joining them, <= 40 nodes) that "expand" grows, a legend with counts
-   per kind that filters;
-3. ``Workspace.compose_answer`` -> the cited claims; every citation links to PubMed/DOI when it has an
-   address and to its evidence card and graph nodes (:func:`engram_kit.exports.citation_link`);
+2. ``Workspace.compose_answer`` -> the headline (the answer's first line), the exact answer above the
+   evidence (each item a button showing the sentences that support it, with its score and citations; a
+   yes/no question shows its verdict) and the cited claims; every citation links to PubMed/DOI when it has
+   an address and to its evidence card and graph nodes (:func:`engram_kit.exports.citation_link`);
+3. ``Workspace.answer_graph(answer)`` -> the graph panel: the answer's own graph (question entities, answer
+   items, the edges and passages supporting them, <= 40 nodes) that "expand" grows into the retrieval's
+   whole graph, a legend with counts per kind that filters;
 4. the turn is saved to ``<workspace>/conversations/<id>.json`` (reopen it from the history list).
 
 Clicking a graph node highlights the passages that mention it; "highlight entities" on a passage card
@@ -86,6 +88,8 @@ CSS = """<style>
 .engram-chat { order: 1; } .engram-graph-panel { order: 2; } .engram-answer-box { order: 3; }
 .engram-evidence { order: 4; } .engram-history-row { order: 5; } .engram-agents-box { order: 6; }
 .engram-answer-box { max-height: 260px; overflow: auto; flex: 0 0 auto; }
+/* the box scrolls: its parts keep their own height (a flex column would squash them onto each other) */
+.engram-answer-box > * { flex: 0 0 auto !important; }
 .engram-assistant .engram-graph-panel .engram-graph { height: GRAPH_CSS_HEIGHT_STACKED !important; }
 .engram-evidence .engram-passages { max-height: 520px; overflow: auto; }
 @container (min-width: SIDE_PXpx) {
@@ -108,6 +112,13 @@ CSS = """<style>
 .engram-scores { color: #555; font-size: 12px; }
 .engram-banner { padding: 6px 10px; border-radius: 6px; background: #fff8e1; border: 1px solid #ffb300; }
 .engram-answer li { margin-bottom: 4px; }
+.engram-headline { font-size: 14px; } .engram-headline p { margin: 2px 0; }
+.engram-exact-row { align-items: center; flex-wrap: wrap; }
+.engram-exact-row button.engram-exact-item { width: auto; height: 24px; font-weight: bold; }
+.engram-exact-row button.engram-exact-selected { background: #00c853; color: #fff; }
+.engram-support { border-left: 3px solid #00c853; padding-left: 6px; }
+.engram-support:empty { display: none; } .engram-support ul { margin: 2px 0; padding-left: 18px; }
+mark.engram-mark { background: #c8f7c5; padding: 0 1px; }
 a.engram-cite { color: #0b57d0; text-decoration: underline; cursor: pointer; }
 a.engram-ext { text-decoration: none; margin-left: 2px; }
 .engram-zoom-btn { display: none !important; }
@@ -190,6 +201,89 @@ def answer_nodes(answer: Answer, graph: AnswerGraph) -> list[str]:
         for citation in claim.citations:
             out += citation_link(citation, answer.retrieval, graph).node_ids
     return list(dict.fromkeys(out))
+
+
+# ------------------------------------------------------------------------------------- exact answer
+#: Supporting sentences shown per exact item at most (the cited passages' lines naming it, then edges).
+SUPPORT_SENTENCES = 6
+
+
+def headline_html(answer: Answer) -> str:
+    """The question and the headline (``Answer.headline``: names, yes/no, or why the data cannot answer), as
+    HTML."""
+    head = f"<p><b>A:</b> {_e(answer.headline)}</p>" if answer.headline else ""
+    return f"<p><b>Q:</b> {_e(answer.question)}</p>{head}"
+
+
+def _mark(text: str, names: tuple[str, ...]) -> str:
+    """``text`` escaped, each occurrence of one of ``names`` (case-insensitive, whole words) in ``<mark>``."""
+    wanted = sorted({n for n in names if n.strip()}, key=len, reverse=True)
+    if not wanted:
+        return _e(text)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(n) for n in wanted) + r")(?!\w)", re.IGNORECASE)
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out += [_e(text[last:match.start()]), f'<mark class="engram-mark">{_e(match.group(0))}</mark>']
+        last = match.end()
+    return "".join(out) + _e(text[last:])
+
+
+def _names_in(sentence: str, names: tuple[str, ...]) -> bool:
+    low = sentence.lower()
+    return any(re.search(r"(?<!\w)" + re.escape(n.lower()) + r"(?!\w)", low) for n in names if n.strip())
+
+
+def support_sentences(answer: Answer, citations: tuple[Any, ...], names: tuple[str, ...] = (),
+                      graph: AnswerGraph | None = None, limit: int = SUPPORT_SENTENCES) -> list[tuple[Any, str]]:
+    """The sentences behind an exact answer item (or the yes/no verdict): ``(citation, sentence)`` pairs.
+
+    A passage citation gives the answer's claim texts citing that passage that name the item (one of
+    ``names``: its text and synonyms), else the sentences of the passage text naming it (split with
+    :func:`engram_kit.text.sentence_texts`), else the passage's first claim; an edge citation gives the edge in
+    words ("APP interacts with BACE1"), its ends named from ``graph`` when drawn there. At most ``limit``
+    pairs, in citation order; a passage that is no longer in the retrieval and has no claim gives nothing.
+    """
+    from engram_kit.answering.parts import edge_ends
+    from engram_kit.exports import relation_label
+    from engram_kit.text import sentence_texts
+
+    hits = {h.passage_id: h for h in answer.retrieval.passages}
+    node_names: dict[str, str] = {}
+    if graph is not None and len(graph):
+        node_names = dict(zip(graph.nodes["id"].astype(str), graph.nodes["name"].astype(str)))
+    out: list[tuple[Any, str]] = []
+    for cite in citations:
+        found: list[str] = []
+        if cite.kind == "passage":
+            claims = [c.text for c in answer.claims if any(x.kind == "passage" and x.ref == cite.ref
+                                                             for x in c.citations)]
+            found = [t for t in claims if _names_in(t, names)]
+            if not found and cite.ref in hits:
+                found = [t for t in sentence_texts(hits[cite.ref].text) if _names_in(t, names)][:2]
+            if not found:
+                found = claims[:1]
+        elif cite.kind == "edge":
+            try:
+                source, rel, target = edge_ends(cite.ref)
+            except ValueError:
+                found = [cite.ref]
+            else:
+                found = [f"{node_names.get(source, source)} {relation_label(rel)} {node_names.get(target, target)}"]
+        else:
+            found = [cite.ref]
+        out += [(cite, text) for text in dict.fromkeys(found)]
+    return out[:limit]
+
+
+def support_html(title: str, pairs: list[tuple[Any, str]], names: tuple[str, ...], result: RetrievalResult,
+                 graph: AnswerGraph | None, cards: dict[str, int]) -> str:
+    """The supporting sentences of ``title`` as a list, each with its citation link, the item's names marked."""
+    if not pairs:
+        return f"<p><b>{_e(title)}</b>: no sentence of the retrieved passages names it.</p>"
+    items = "".join(f'<li>{_mark(text, names)} <span class="engram-scores">['
+                    f'{citation_html(citation_link(cite, result, graph), cards.get(cite.ref))}]</span></li>'
+                    for cite, text in pairs)
+    return f'<p><b>{_e(title)}</b> rests on:</p><ul>{items}</ul>'
 
 
 # ------------------------------------------------------------------------------------- evidence panel
@@ -307,6 +401,10 @@ class GraphPanel:
         self.on_node_click = on_node_click
         self.height, self.first, self.step = height, first, step
         self.graph: AnswerGraph | None = None
+        #: the graph the drawn view is cut from: :attr:`graph`, or the wider one after "expand"
+        self.source: AnswerGraph | None = None
+        self._wider_factory: Callable[[], AnswerGraph] | None = None
+        self._wider: AnswerGraph | None = None
         self.focus_nodes: list[str] = []
         self.size = first
         self.hidden_kinds: set[str] = set()
@@ -342,23 +440,48 @@ class GraphPanel:
                                     self.area, widgets.HTML(legend_html([]))])
         self.widget.add_class("engram-graph-panel")
 
-    def show(self, graph: AnswerGraph, answer_nodes: list[str] | None = None) -> None:
-        """Draw the focused view of ``graph`` around the seeds and ``answer_nodes``."""
+    def show(self, graph: AnswerGraph, answer_nodes: list[str] | None = None,
+             wider: Callable[[], AnswerGraph] | None = None) -> None:
+        """Draw the focused view of ``graph`` around the seeds and ``answer_nodes``.
+
+        ``wider`` builds the larger graph "expand" grows into (the retrieval's whole answer graph: PPR subgraph
+        and every entity of the top passages) when ``graph`` is the answer's own graph
+        (``Workspace.answer_graph(answer)``, <= 40 nodes); it is called on the first "expand" only."""
         self.graph = graph
+        self.source = graph
         self.focus_nodes = list(answer_nodes or [])
+        self._wider_factory = wider
+        self._wider = None
         self.hidden_kinds = set()
         self._draw(self.first)
 
-    def _view(self, n: int) -> AnswerGraph:
+    def _base(self, n: int) -> AnswerGraph:
+        """The graph a view of ``n`` nodes is cut from: the answer's graph, or the wider one past it."""
         assert self.graph is not None
-        view = self.graph.focus(self.focus_nodes, max_nodes=n) if len(self.graph) else self.graph
+        factory = self._wider_factory
+        if n <= self.first or factory is None:
+            return self.graph
+        if self._wider is None:
+            self._wider = factory()
+        return self._wider
+
+    def _focus_ids(self) -> list[str]:
+        assert self.graph is not None
+        return list(dict.fromkeys([*self.focus_nodes, *self.graph.nodes["id"].astype(str)]))
+
+    def _view(self, n: int) -> AnswerGraph:
+        base = self._base(n)
+        view = base.focus(self._focus_ids(), max_nodes=n) if len(base) else base
         return view.without_kinds(self.hidden_kinds) if self.hidden_kinds else view
 
     def _draw(self, n: int) -> None:
         if self.graph is None:
             return
         self.size = n
-        full = self.graph.focus(self.focus_nodes, max_nodes=n) if len(self.graph) else self.graph
+        base = self._base(n)
+        #: the graph the drawn view is cut from (node and passage look-ups of the cross-highlighting)
+        self.source = base
+        full = base.focus(self._focus_ids(), max_nodes=n) if len(base) else base
         self.shown = self._view(n)
         old = self.cytoscape
         self.cytoscape = graph_widget(self.shown.to_cytoscape(), height=self.height)
@@ -367,24 +490,27 @@ class GraphPanel:
         if click is not None:
             self.cytoscape.on("node", "click", lambda event: click(str(event["data"]["id"])))
         # an empty drawing is a blank box: say why in the box itself (issue 31 item 6)
+        widen = (" &quot;expand&quot; draws the graph of the retrieved passages."
+                 if base is self.graph and self._wider_factory is not None else "")
         self.area.children = [self.cytoscape] if len(self.shown) else [widgets.HTML(
             f"<div class='engram-graph-empty' style='height:{self.height};display:flex;align-items:center;"
             "justify-content:center;color:#555'>No graph to draw for this answer: the question resolved to no "
-            "graph node and its passages share no edges.</div>")]
+            f"graph node and no answer item is a graph node.{widen}</div>")]
         if old is not None:
             _close_graph(old)
         self._legend(full)
         counts = self.shown.edges["provenance"].value_counts().to_dict()
         edges = ", ".join(f"{v} {k}" for k, v in counts.items()) or "no edges"
-        hidden = len(self.graph) - len(full)
+        hidden = len(base) - len(full)
         if len(self.shown) == 0:
             note = ("No connected entity to draw: the question resolved to no graph node and the passages share "
                     "no edges. Pick a node under \"search the graph for…\".")
         else:
             note = "Click a node to highlight the passages that mention it."
-        self.info.value = (f'<span class="engram-scores">{len(self.shown)} of {len(self.graph)} nodes '
+        self.info.value = (f'<span class="engram-scores">{len(self.shown)} of {len(base)} nodes '
                            f'({hidden} unconnected or lower-ranked hidden); edges: {edges}. {note}</span>')
-        self.more.disabled = len(full) >= len(self.graph) or n >= len(self.graph)
+        can_widen = base is self.graph and self._wider_factory is not None
+        self.more.disabled = not can_widen and (len(full) >= len(base) or n >= len(base))
         self.focus_button.disabled = n <= self.first
 
     def _legend(self, full: AnswerGraph) -> None:
@@ -546,10 +672,20 @@ class ChatPanel:
         self.status = widgets.HTML("")
         self.status.add_class("engram-status")
         self.entities = widgets.HTML("")  # kept for callers; the interpretation panel shows the chips
+        #: the question and the headline (the answer's first line: names, yes/no, or why the data cannot answer)
+        self.headline = widgets.HTML("")
+        self.headline.add_class("engram-headline")
+        #: the exact answer: one row per item (a button that shows its sentences, score, citations)
+        self.exact = widgets.VBox()
+        self.exact.add_class("engram-exact")
+        #: the sentences supporting the exact item last clicked (shown right under its row)
+        self.support = widgets.HTML("")
+        self.support.add_class("engram-support")
         self.answer = widgets.HTML("")
         self.answer.add_class("engram-answer")
-        #: the answer in a box that scrolls (bounded height: the graph and evidence stay on the first screen)
-        self.answer_box = widgets.Box([self.answer])
+        #: the answer in a box that scrolls (bounded height: the graph and evidence stay on the first screen):
+        #: headline and exact answer first, then the answer's notes and the cited claims
+        self.answer_box = widgets.VBox([self.headline, self.exact, self.answer])
         self.answer_box.add_class("engram-answer-box")
         self.history = widgets.Dropdown(options=[("(new conversation)", "")], value="",
                                         layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"))
@@ -758,6 +894,8 @@ class ResearchAssistant:
         self.conversation = Conversation()
         self.answer: Answer | None = None
         self.graph: AnswerGraph | None = None
+        self.exact_buttons: list[widgets.Button] = []
+        self.exact_rows: list[widgets.Widget] = []
         self.question = ""
         self.source = "all"
         #: Seconds the last warm-up took (None before any).
@@ -851,7 +989,8 @@ class ResearchAssistant:
                 pass
             steps.finish()
         steps.start("resolve entities and rank passages")
-        self.chat.answer.value = ""
+        self.chat.answer.value = self.chat.headline.value = self.chat.support.value = ""
+        self.chat.exact.children = []
         self.chat.exported.value = ""
         result = self.workspace.retrieve(question, source=source, **self.interpretation.retrieve_kwargs())
         steps.finish()
@@ -862,11 +1001,10 @@ class ResearchAssistant:
         answer = self.workspace.compose_answer(result)
         steps.finish()
         steps.start("build the knowledge graph")
-        self.graph = self.workspace.answer_graph(result, max_nodes=None)
-        self.graph_panel.show(self.graph, answer_nodes(answer, self.graph))
+        self._show_graph(answer)
         steps.finish()
-        self._render_answer(answer)
         self.answer = answer
+        self._render_answer(answer)
         self.conversation.add(answer, source)
         saved = self._save_conversation()
         detail = ", ".join(f"{STEP_NAMES.get(k, k)} {v * 1000:.0f} ms" for k, v in result.timings.items())
@@ -878,14 +1016,75 @@ class ResearchAssistant:
         return answer
 
     def _render_answer(self, answer: Answer) -> None:
+        self.chat.headline.value = headline_html(answer)
+        self.chat.support.value = ""
+        self._render_exact(answer)
         notes = "".join(f"<p><i>{_e(n)}</i></p>" for n in answer.notes)
-        head = f"<b>Q:</b> {_e(answer.question)}{notes}"
         if not answer.claims:
-            self.chat.answer.value = head + "<p>No evidence was found for this question in the workspace.</p>"
+            self.chat.answer.value = notes + "<p>No evidence was found for this question in the workspace.</p>"
             return
         cards = self.evidence.card_index()
         items = "".join(claim_html(c, answer.retrieval, self.graph, cards) for c in answer.claims)
-        self.chat.answer.value = f"{head}<ul>{items}</ul>"
+        self.chat.answer.value = f"{notes}<b>Evidence lines</b><ul>{items}</ul>"
+
+    def _exact_entries(self, answer: Answer) -> list[tuple[str, str, tuple[Any, ...], tuple[str, ...], str | None]]:
+        """``(button label, score text, citations, names, node id)`` per exact item, or one for the yes/no
+        verdict (a yes/no question)."""
+        if answer.question_type == "yesno":
+            verdict = {"yes": "Yes", "no": "No"}.get(answer.yes_no or "", "Undecided")
+            # its sentences are those naming a question entity (as resolved, or as the question wrote it)
+            entities = tuple(n for e in answer.retrieval.entities for n in (e.name, getattr(e, "mention", "")) if n)
+            return [(verdict, "", tuple(answer.yes_no_citations), entities, None)]
+        return [(x.text, f"score {x.score:.2f}", tuple(x.citations), (x.text, *x.synonyms), x.node_id)
+                for x in answer.exact]
+
+    def _render_exact(self, answer: Answer) -> None:
+        """One row per exact item: a button showing its sentences, its score and its citation links."""
+        cards = self.evidence.card_index()
+        rows: list[widgets.Widget] = []
+        self.exact_buttons = []
+        for i, (label, score, cites, _names, _node) in enumerate(self._exact_entries(answer)):
+            button = widgets.Button(description=label, tooltip=f"show the sentences supporting {label}",
+                                    layout=widgets.Layout(width="auto"))
+            button.add_class("engram-exact-item")
+            button.on_click(lambda _, k=i: self.select_exact(k))
+            links = "; ".join(citation_html(citation_link(c, answer.retrieval, self.graph), cards.get(c.ref))
+                              for c in cites)
+            detail = widgets.HTML(f'<span class="engram-scores">{_e(score)}{" &middot; " if score and links else ""}'
+                                  f'{links or "no sentence decides it"}</span>')
+            row = widgets.HBox([widgets.HTML(f"<b>{i + 1}.</b>"), button, detail]) if score else \
+                widgets.HBox([button, detail])
+            row.add_class("engram-exact-row")
+            rows.append(row)
+            self.exact_buttons.append(button)
+        self.exact_rows = rows
+        self.chat.exact.children = rows
+
+    def select_exact(self, index: int) -> int:
+        """Show the sentences supporting the ``index``-th exact item (or the yes/no verdict), highlight its
+        button, its cited passage cards and its graph node; returns the number of sentences shown."""
+        if self.answer is None:
+            return 0
+        entries = self._exact_entries(self.answer)
+        if not 0 <= index < len(entries):
+            return 0
+        label, _score, cites, names, node = entries[index]
+        graph = self.graph_panel.source or self.graph
+        pairs = support_sentences(self.answer, cites, names, graph)
+        self.chat.support.value = support_html(label, pairs, names, self.answer.retrieval, graph,
+                                               self.evidence.card_index())
+        for i, button in enumerate(self.exact_buttons):
+            (button.add_class if i == index else button.remove_class)("engram-exact-selected")
+        # right under the clicked row, so the sentences show where the reader looks
+        rows = self.exact_rows
+        self.chat.exact.children = [*rows[:index + 1], self.chat.support, *rows[index + 1:]]
+        self.evidence.highlight({c.ref for c in cites if c.kind == "passage"})
+        nodes = {node} if node else set()
+        for cite in cites:
+            if cite.kind == "edge":
+                nodes |= set(citation_link(cite, self.answer.retrieval, graph).node_ids)
+        self.graph_panel.highlight(nodes)
+        return len(pairs)
 
     def show_answer(self, answer: Answer) -> None:
         """Render a stored answer (from the history) in all panels, without retrieving again."""
@@ -894,26 +1093,32 @@ class ResearchAssistant:
         self.question = answer.question.strip()
         self.chat.entities.value = entities_html(result)
         self.interpretation.show(result)
-        from engram_kit.exports import build_answer_graph
-
-        mentions = (self.workspace.store.passage_mentions([p.passage_id for p in result.passages])
-                    if result.passages else None)
-        self.graph = build_answer_graph(result, mentions, max_nodes=None)
+        self._show_graph(answer)
         self.evidence.show(result, self.graph)
-        self.graph_panel.show(self.graph, answer_nodes(answer, self.graph))
-        self._render_answer(answer)
         self.answer = answer
+        self._render_answer(answer)
         self.chat.export.disabled = False
+
+    def _show_graph(self, answer: Answer) -> None:
+        """The graph panel: the answer's own graph (``Workspace.answer_graph(answer)``: question entities,
+        answer items, the edges and passages supporting them, <= 40 nodes); "expand" grows into the retrieval's
+        whole graph (built on the first "expand")."""
+        self.graph = self.workspace.answer_graph(answer)
+        result = answer.retrieval
+        focus = answer_nodes(answer, self.graph) + [x.node_id for x in answer.exact if x.node_id]
+        self.graph_panel.show(self.graph, list(dict.fromkeys(focus)),
+                              wider=lambda: self.workspace.answer_graph(result, max_nodes=None))
 
     # --- cross-highlighting --------------------------------------------------------------------
     def select_node(self, node_id: str) -> int:
         """Highlight the passages that mention ``node_id`` (and the node); returns the passage count."""
-        if self.graph is None:
+        graph = self.graph_panel.source or self.graph
+        if graph is None:
             return 0
-        passages = self.graph.passages_of(node_id)
+        passages = graph.passages_of(node_id)
         self.graph_panel.highlight({node_id})
         n = self.evidence.highlight(passages)
-        name = self.graph.nodes.loc[self.graph.nodes["id"] == node_id, "name"]
+        name = graph.nodes.loc[graph.nodes["id"] == node_id, "name"]
         label = name.iloc[0] if len(name) else node_id
         self.chat.status.value = (f'<span class="engram-scores"><b>{_e(label)}</b>: mentioned by {n} of the '
                                   f'retrieved passages (highlighted).</span>')
@@ -921,10 +1126,11 @@ class ResearchAssistant:
 
     def select_passage(self, passage_id: str) -> int:
         """Highlight the graph entities ``passage_id`` mentions (and its card); returns the node count."""
-        if self.graph is None:
+        graph = self.graph_panel.source or self.graph
+        if graph is None:
             return 0
         self.evidence.highlight({passage_id})
-        n = self.graph_panel.highlight(set(self.graph.entities_of(passage_id)))
+        n = self.graph_panel.highlight(set(graph.entities_of(passage_id)))
         self.chat.status.value = f'<span class="engram-scores">Passage mentions {n} entities of the graph.</span>'
         return n
 

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from engram_kit.files import write_atomic
-from engram_kit.answering import Answer, Citation, Claim
+from engram_kit.answering import Answer, Citation, Claim, ExactAnswer
 from engram_kit.errors import DataError
 from engram_kit.retrieval.results import RetrievalResult
 
@@ -124,7 +124,18 @@ def list_conversations(workspace_path: str | Path) -> pd.DataFrame:
 
 
 def answer_from_dict(doc: dict[str, Any]) -> Answer:
-    """Rebuild an :class:`Answer` from ``Answer.to_dict()`` output (the inverse, for stored answers)."""
+    """Rebuild an :class:`Answer` from ``Answer.to_dict()`` output (the inverse, for stored answers), with its
+    question type, headline, exact items and yes/no verdict (a conversation saved before those existed reopens
+    as a summary answer without them)."""
     result = RetrievalResult.from_dict(doc["retrieval"])
-    claims = [Claim(c["text"], tuple(Citation(**x) for x in c["citations"])) for c in doc.get("claims", [])]
-    return Answer(doc["question"], claims, doc.get("mode", ""), result, list(doc.get("notes", [])))
+
+    def claim(c: dict[str, Any]) -> Claim:
+        return Claim(c["text"], tuple(Citation(**x) for x in c["citations"]))
+
+    claims = [claim(c) for c in doc.get("claims", [])]
+    exact = [ExactAnswer(x["text"], tuple(x.get("synonyms", ())), x.get("node_id"), float(x["score"]),
+                         tuple(Citation(**c) for c in x["citations"])) for x in doc.get("exact", [])]
+    return Answer(doc["question"], claims, doc.get("mode", ""), result, list(doc.get("notes", [])),
+                  question_type=doc.get("question_type", "summary"), exact=exact, yes_no=doc.get("yes_no"),
+                  yes_no_citations=tuple(Citation(**c) for c in doc.get("yes_no_citations", [])),
+                  headline=doc.get("headline", ""), unsupported=[claim(c) for c in doc.get("unsupported", [])])

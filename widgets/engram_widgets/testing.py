@@ -229,6 +229,32 @@ class DashboardDriver:
                     visible: r.top >= 0 && r.top < window.innerHeight && r.top >= l.top - 1 && r.top < l.bottom}; }""",
                                   card)
 
+    def exact_items(self) -> list[str]:
+        """The labels of the answer's exact-item buttons, in rank order (a yes/no question: its verdict)."""
+        return self.page.evaluate("() => Array.from(document.querySelectorAll("
+                                  "'.engram-exact button.engram-exact-item')).map(b => b.innerText.trim())")
+
+    def click_exact(self, index: int = 0, *, timeout: float = 60.0) -> dict[str, Any]:
+        """Click the ``index``-th exact item; wait until the kernel has shown its supporting sentences; returns
+        the item, the sentences shown (text of each list item), the marked names, whether its button is marked
+        selected and whether the sentences start inside the answer box's view and the window."""
+        button = self.page.locator(".engram-exact button.engram-exact-item").nth(index)
+        label = button.inner_text().strip()
+        button.click()
+        self.page.wait_for_function(
+            "(label) => { const s = document.querySelector('.engram-support');"
+            " return s && s.innerText.includes(label + ' rests on') && s.querySelectorAll('li').length > 0; }",
+            arg=label, timeout=timeout * 1000, polling=200)
+        self.page.wait_for_timeout(300)  # the page script scrolls the sentences into view
+        return {"item": label, **self.page.evaluate("""(index) => {
+            const s = document.querySelector('.engram-support');
+            const b = document.querySelectorAll('.engram-exact button.engram-exact-item')[index];
+            const r = s.getBoundingClientRect(); const box = s.closest('.engram-answer-box').getBoundingClientRect();
+            return {visible: r.top >= box.top - 1 && r.top < box.bottom && r.top < window.innerHeight,
+                    sentences: Array.from(s.querySelectorAll('li')).map(li => li.innerText),
+                    marked: Array.from(s.querySelectorAll('mark.engram-mark')).map(m => m.innerText),
+                    selected: b.classList.contains('engram-exact-selected')}; }""", index)}
+
     def banner_text(self) -> str:
         return self.page.inner_text(".engram-dashboard-banner")
 
