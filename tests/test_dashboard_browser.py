@@ -129,12 +129,10 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
     exact_box, lines_box = page.locator(".engram-exact").bounding_box(), page.locator(".engram-answer").bounding_box()
     assert exact_box and lines_box and exact_box["y"] < lines_box["y"], (exact_box, lines_box)
     item = 1 if len(items) > 1 else 0  # not the first: the support must follow the click, not the ranking
-    shown = driver.click_exact(item)
+    shown = driver.click_exact(item)  # BACE1's partners are cited by their curated edges: the edge in words
     assert shown["selected"] and shown["sentences"] and shown["visible"], shown
     assert any(m.lower() == items[item].lower() for m in shown["marked"]), shown
-    assert any(items[item].lower() in s.lower() and len(s) > len(items[item]) + 20 for s in shown["sentences"]), shown
-    driver.highlighted_cards(at_least=1)  # its cited passage's card
-    driver.screenshot("dashboard-exact-item-click")
+    assert any(items[item].lower() in s.lower() and "BACE1" in s for s in shown["sentences"]), shown
 
     # every citation is a link; PubMed articles also link out; a click scrolls to and highlights its card
     citations = driver.citations()
@@ -154,6 +152,19 @@ def test_answer_layout_citations_resize_reload_and_lock_handover(browser, served
                            " return s && s.innerText.includes(': mentioned by'); }", timeout=120_000, polling=200)
     highlighted = driver.highlighted_cards(at_least=1)
     assert highlighted == node["n_passages"], (node, highlighted)
+
+    # an answer whose items the literature supports: a click shows the cited sentence naming the item (marked)
+    # and highlights its passage's card
+    driver.ask("Which drugs treat Parkinson's disease?")
+    drugs = driver.exact_items()
+    assert drugs and "palliate" in page.inner_text(".engram-headline"), drugs
+    pick = 1 if len(drugs) > 1 else 0
+    shown = driver.click_exact(pick)
+    assert shown["selected"] and shown["visible"], shown
+    assert any(m.lower() == drugs[pick].lower() for m in shown["marked"]), shown
+    assert any(drugs[pick].lower() in x.lower() and len(x) > len(drugs[pick]) + 20 for x in shown["sentences"]), shown
+    driver.highlighted_cards(at_least=1)  # its cited passage's card
+    driver.screenshot("dashboard-exact-item-click")
 
     # 1000x700: stacked, the graph still starts on the first screen and is re-fitted to its new box
     page.evaluate("() => window.scrollTo(0, 0)")
