@@ -182,7 +182,12 @@ def test_causes_precision_on_bc5cdr_cid(builder):
     result = evaluate_cid(builder, documents)
     table = result.by_relation.set_index("relation")
     assert table.loc["CAUSES", "judged"] >= 20
-    assert result.precision("CAUSES") >= 0.7
+    # 0.6977 (30 of 43): the abbreviation fix of issue 34.4 reads "All-trans retinoic acid (ATRA)" whole, so
+    # "ATRA-induced myositis" links to Tretinoin and joins the title's Tretinoin -> Myositis edge; before, a cut
+    # long form left an unlinked "-trans retinoic acid" node whose second, correct edge made it 31 of 44 (0.7045)
+    assert result.precision("CAUSES") >= 0.69
+    atra = result.judgements[(result.judgements["pmid"] == "24658375") & (result.judgements["relation"] == "CAUSES")]
+    assert atra[["source", "target"]].values.tolist() == [["Tretinoin", "Myositis"]]
     assert result.precision("CAUSES") > table.loc["co-occurrence", "precision"] + 0.2
     assert len(result.judgements) == table.loc[[r for r in table.index if r != "co-occurrence"], "judged"].sum()
 
