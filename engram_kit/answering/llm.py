@@ -320,12 +320,7 @@ class LLMComposer:
         qualified = {label: item.qualifier_terms for label, item in edges.items() if item.qualifier_terms}
         claims, withheld, unknown, misread = self.check_meaning(response.text, evidence, negated=negated,
                                                                 qualified=qualified)
-        notes = notes + [f"{withheld} claim(s) withheld by the citation check (no provided evidence cited)."]
-        if unknown:
-            notes.append(f"Dropped citation labels not in the evidence: {', '.join(sorted(set(unknown)))}.")
-        if misread:
-            notes.append("Dropped citations of graph evidence restated without its negation or qualifiers: "
-                         f"{', '.join(sorted(set(misread)))}.")
+        notes = notes + _citation_check_notes(withheld, unknown, misread)
         texts = {citation: text for text, citation in evidence.values()}
         checker = _SupportCheck(result)
         unsupported = [c for c in claims if not any(checker.claim(c.text, texts.get(x, ""), question_type)
@@ -385,12 +380,7 @@ class LLMComposer:
             elif reply.yes_no is not None:
                 notes = notes + [f"The model answered {reply.yes_no!r}, but none of the sentences it cites names the "
                                  "question's entities together (or one of them with the asked relation): undecided."]
-        notes = notes + [f"{withheld} claim(s) withheld by the citation check (no provided evidence cited)."]
-        if unknown:
-            notes.append(f"Dropped citation labels not in the evidence: {', '.join(sorted(set(unknown)))}.")
-        if misread:
-            notes.append("Dropped citations of graph evidence restated without its negation or qualifiers: "
-                         f"{', '.join(sorted(set(misread)))}.")
+        notes = notes + _citation_check_notes(withheld, unknown, misread)
         if unsupported:
             notes.append(_unsupported_note(len(unsupported)))
         if dropped:
@@ -559,3 +549,15 @@ def _no_exact(question_type: QuestionType) -> str:
 __all__ = ["FACTOID_CANDIDATES", "STRUCTURED_SYSTEM_PROMPT", "SYSTEM_PROMPT", "EvidenceItem", "LLMComposer",
            "MalformedReplyError", "ReplyClaim", "ReplyItem", "StructuredReply", "parse_reply",
            "split_cited_sentences"]
+
+
+def _citation_check_notes(withheld: int, unknown: list[str], misread: list[str]) -> list[str]:
+    """The notes the citation check adds to an LLM answer (both protocols): claims withheld, labels not in the
+    evidence, graph evidence restated without its negation or qualifiers."""
+    notes = [f"{withheld} claim(s) withheld by the citation check (no provided evidence cited)."]
+    if unknown:
+        notes.append(f"Dropped citation labels not in the evidence: {', '.join(sorted(set(unknown)))}.")
+    if misread:
+        notes.append("Dropped citations of graph evidence restated without its negation or qualifiers: "
+                     f"{', '.join(sorted(set(misread)))}.")
+    return notes
