@@ -177,7 +177,8 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
     Exact items: every graph edge cited by any agent's claim that links a question entity by the asked relation
     (one hop of :func:`~engram_kit.answering.intent.parse_intent`) to a node of the asked kind, named by the graph,
     in the order the agents cite them; one item per node (its edges merged as its citations), score = reciprocal
-    rank; only when the question asks no relation, the literature agent's exact items. Factoid: at most five. A
+    rank; where no agent cites such an edge, the literature agent's exact items, unless that answer says the
+    graph holds nothing of the relation and nothing instead. Factoid: at most five. A
     count question ("How many ...") takes no items (a few names are not the total): its headline is the
     literature answer's note stating the graph's count. Yes/no: "yes" when a cited edge of the asked relation
     joins two question entities, else the literature agent's verdict when it gives one; otherwise undecided. Headline: the names or the yes/no, else the literature answer's own headline or its note
@@ -214,7 +215,12 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
     # an edge of the asked relation (its items beside a graph answer were co-mentions, not partners)
     exact = [ExactAnswer(names.get(node_id, node_id), (), node_id, 1.0, tuple(cited))
              for node_id, (_, cited) in items.items()]
-    if not exact and not asked and answer is not None:  # a relation asked and no edge of it cited: the note says so
+    # the literature answer's items where no agent cites an edge of the asked relation, unless that answer says the
+    # graph holds nothing of the relation and nothing instead: its items are then co-mentions, not answers
+    # ("Which compounds could be repurposed for Alzheimer's disease via BACE1?" listed "brain" and "cognitive")
+    graph_has_none = answer is not None and any(n.startswith("The graph has no") and "instead" not in n
+                                                for n in answer.notes)
+    if not exact and answer is not None and not graph_has_none:
         exact = list(answer.exact)
     counting = bool(_COUNT_QUESTION.search(question))
     if question_type not in ("factoid", "list") or counting:
@@ -234,7 +240,7 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
         cue = r"\b\d+\b" if counting else r"^(The graph has no|Nothing found)"
         noted = next((n for n in answer.notes if re.search(cue, n)), "")
         # a count, or a relation asked that no cited edge answers: the note on the graph's answer comes first
-        why = (noted or answer.headline) if counting or (asked and not exact) else (answer.headline or noted)
+        why = (noted or answer.headline) if counting or graph_has_none else (answer.headline or noted)
     if not why and question_type in ("factoid", "list"):
         why = "No exact answer: no agent's evidence links the question's entities to an answer by the asked relation."
     return question_type, exact, yes_no, yes_no_citations, headline(question_type, exact, yes_no, empty=why)
