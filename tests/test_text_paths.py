@@ -317,3 +317,18 @@ def test_engram_ingest_of_a_file_with_no_pubmed_record_exits_2(workspace_path, t
     empty.write_text("\n\n  \n")
     assert main(["ingest", "-w", str(workspace_path), str(empty)]) == 2  # was 0 with a warning (issue 31.5)
     assert "error: " + str(empty) + " held no PubMed record" in capsys.readouterr().err
+
+
+def test_abbreviation_detection_prints_no_spacy_w036_warning():
+    """spaCy loads lazily on the first text with a parenthesis; its import put "once" filters in front of the
+    finder's W036 filter, so every ingest printed "[W036] The component 'matcher' does not have any patterns"."""
+    import subprocess
+    import sys
+
+    code = ("from engram_kit.extraction.abbreviations import AbbreviationFinder as F\n"
+            "f = F()\n"
+            "assert f.find('Multiple myeloma (MM) is rare; MM relapses.')[0].long_form == 'Multiple myeloma'\n"
+            "assert list(f.find_many(['Alzheimer disease (AD) is common.']))[0][0].long_form == 'Alzheimer disease'\n")
+    done = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "W036" not in done.stderr, done.stderr

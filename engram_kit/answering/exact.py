@@ -493,10 +493,19 @@ class ExactAnswerer:
                ) -> tuple[YesNo | None, tuple[Citation, ...]]:
         """The verdict of a yes/no question and the sentences it rests on (:mod:`engram_kit.answering.yesno`)."""
         words = keywords(result.question, entity_terms)
+        # names per question entity (mention and graph name): a sentence "names both" only when it names two
+        # different entities, not one entity twice
+        per_entity = [[t for t in (e.mention, e.name) if t and len(t) >= 2] for e in result.entities]
+        together = len([terms for terms in per_entity if terms]) >= 2
         evidence, weaker = [], []
         for i, (hit, sents) in enumerate(zip(hits, self._sentences(hits))):
             for s in sents:
                 named = sum(names_term(s, t) for t in entity_terms)
+                if together and sum(names_any(s, terms) for terms in per_entity) < 2:
+                    # a question about two entities ("Is type 2 diabetes a risk factor for Parkinson's disease?") is
+                    # decided only by sentences naming both: one naming either alone said "Yes." on the sample from
+                    # papers on sulphonylureas and on metformin and cancer, none mentioning Parkinson's disease
+                    continue
                 share = sum(names_term(s, w) for w in words) / len(words) if words else 0.0
                 cite = Citation("passage", hit.passage_id, _label(hit))
                 if named == 0 and share < 0.5:
@@ -505,7 +514,7 @@ class ExactAnswerer:
                     continue
                 weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
                 evidence.append(Evidence(s, cite, weight, polarity(s)))
-        return decide(evidence or weaker, self.settings.yesno_no_share)
+        return decide(evidence or ([] if together else weaker), self.settings.yesno_no_share)
 
 
 def graph_answers(facts: Any) -> bool:  # noqa: ANN401 - FactsResult

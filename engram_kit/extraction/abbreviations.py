@@ -197,9 +197,12 @@ class AbbreviationFinder:
         if not _may_define(text):
             return []
         spaced, old_of = _unglue(text)
+        # the pipeline (and spaCy) loads first, outside the filter: spaCy's import puts its own "once" filters for
+        # its warnings in front of ours, and the W036 line was printed on every ingest once loading became lazy
+        nlp = self._nlp
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            return extend_long_form(text, _map_back(self._collect(self._nlp(spaced)), old_of))
+            return extend_long_form(text, _map_back(self._collect(nlp(spaced)), old_of))
 
     def find_many(self, texts: Iterable[str], *, batch_size: int = 64) -> Iterator[list[Abbreviation]]:
         """Like :meth:`find` for many texts via ``nlp.pipe`` (one list per text, in order)."""
@@ -210,9 +213,10 @@ class AbbreviationFinder:
         if not prepared:  # nothing can define an abbreviation: do not load the pipeline
             yield from ([] for _ in texts)
             return
+        nlp = self._nlp  # loaded outside the filter (see find)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W036\]")  # empty global matcher: harmless
-            docs = self._nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)
+            docs = nlp.pipe((spaced for spaced, _ in prepared), batch_size=batch_size)
             for i, doc, (_, old_of) in zip(parsed, docs, prepared):
                 found[i] = extend_long_form(texts[i], _map_back(self._collect(doc), old_of))
         for i in range(len(texts)):
