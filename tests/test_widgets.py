@@ -541,8 +541,11 @@ def test_cypher_mode_shows_rows_with_their_citations(workspace, tmp_path):
     assert "engram-cypher-error" not in panel.result.value and not panel.run_button.disabled
     # parameters from the box are passed to the query as $name
     panel.parameters.value = '{"name": "BACE1"}'
-    artifact = panel.run("MATCH (g:Gene {name: $name}) RETURN g.name AS gene")
-    assert artifact is not None and artifact.rows == [["BACE1"]] and "q1:r1" in panel.result.value
+    artifact = panel.run("MATCH (g:Gene {name: $name}) RETURN g.name AS gene, g AS node")
+    assert artifact is not None and [row[0] for row in artifact.rows] == ["BACE1"] and "q1:r1" in panel.result.value
+    # a node cell shows its name, its label and id on hover
+    node_id = workspace.nodes.loc[(workspace.nodes["kind"] == "Gene") & (workspace.nodes["name"] == "BACE1"), "id"]
+    assert len(node_id) == 1 and f'title="Gene {html.escape(node_id.iloc[0])}">BACE1</td>' in panel.result.value
 
 
 @pytest.mark.parametrize(("query", "rule", "fix"), [

@@ -29,6 +29,8 @@ INTRO = ("Read-only Cypher through the evidence desk's guard and query process (
          "Rows are cited <code>q1:r1</code>, <code>q1:r2</code>...")
 #: Characters of one table cell before it is cut (a long list or text would widen the table past the panel).
 CELL_CHARS = 200
+#: CSS height of the rows table before it scrolls (about 15 rows).
+TABLE_MAX_HEIGHT = "360px"
 
 
 def _e(text: object) -> str:
@@ -50,11 +52,19 @@ def rows_table_html(artifact: Artifact) -> str:
     header = "".join(f'<th style="{cell}">{_e(c)}</th>' for c in ["row", *artifact.columns])
     body = "".join(
         f'<tr><td style="{cell}"><code class="engram-row-cite">{_e(artifact.id)}:{_e(row_id)}</code></td>'
-        + "".join(f'<td style="{cell}">{_e(compact(v)[:CELL_CHARS])}</td>' for v in row) + "</tr>"
+        + "".join(f'<td style="{cell}"{_node_title(v)}>{_e(compact(v)[:CELL_CHARS])}</td>' for v in row) + "</tr>"
         for row_id, row in zip(artifact.row_ids, artifact.rows))
-    return (f'<div class="engram-scores">{head}</div>'
+    # the row cap (desk settings, 100 by default) and wide rows scroll inside the panel
+    return (f'<div class="engram-scores">{head}</div><div style="max-height:{TABLE_MAX_HEIGHT};overflow:auto">'
             f'<table class="engram-cypher-rows" style="border-collapse:collapse;font-size:12px">'
-            f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>")
+            f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _node_title(value: Any) -> str:
+    """A tooltip attribute with a graph node's label and id (the cell shows its name), else ""."""
+    if isinstance(value, dict) and "label" in value:
+        return f' title="{_e(value["label"])} {_e(value.get("id", ""))}"'
+    return ""
 
 
 def error_html(title: str, message: str) -> str:
