@@ -7,10 +7,12 @@ import re
 import subprocess
 import sys
 
+import ipywidgets as widgets
 import pytest
 
 from engram_widgets.assistant import CARD_HIGHLIGHT, GRAPH_FIRST, ResearchAssistant
 from engram_widgets.conversations import Conversation, answer_from_dict, list_conversations
+from engram_widgets.cypher import CypherPanel, parse_parameters
 from engram_widgets.explorer import GraphExplorer
 from engram_widgets.graph import HIGHLIGHT, graph_widget, refit, refit_on_select
 
@@ -516,3 +518,68 @@ def test_literature_map_tab_draws_communities_with_legible_labels(workspace):
         colour = COMMUNITY_COLORS[c] if c < len(COMMUNITY_COLORS) else "#bbbbbb"
         assert colour in legend.value
     assert all(n.data["color"] for n in graph.graph.nodes)
+
+
+# --- the evidence desk's Cypher mode (issue 34 item 8) ---------------------------------------------------------
+CYPHER_OK = "MATCH (g:Gene {name: 'BACE1'})-[:INTERACTS_GiG]-(x:Gene) RETURN x.name AS name ORDER BY name LIMIT 5"
+
+
+def test_cypher_mode_shows_rows_with_their_citations(workspace, tmp_path):
+    """A valid query typed into the assistant's Cypher mode runs through the desk and shows each row cited
+    q1:r1..q1:r5 beside the names the graph itself holds (asked of the store directly, unguarded)."""
+    a = ResearchAssistant(workspace, history_path=tmp_path)
+    accordion = next(w for w in a.widget.children[1].children[0].children if isinstance(w, widgets.Accordion))
+    assert accordion.children[1] is a.cypher.widget and "Cypher" in accordion.get_title(1)
+    panel = a.cypher
+    panel.query.value = CYPHER_OK
+    panel.run_button.click()
+    artifact = panel.artifact
+    expected = workspace.store.query(CYPHER_OK)["name"].tolist()
+    assert artifact is not None and artifact.status == "ok" and len(expected) == 5
+    shown = re.findall(r'<code class="engram-row-cite">(q1:r\d+)</code></td><td[^>]*>([^<]*)</td>', panel.result.value)
+    assert shown == [(f"q1:r{i}", html.escape(name, quote=True)) for i, name in enumerate(expected, 1)]
+    assert "engram-cypher-error" not in panel.result.value and not panel.run_button.disabled
+    # parameters from the box are passed to the query as $name
+    panel.parameters.value = '{"name": "BACE1"}'
+    artifact = panel.run("MATCH (g:Gene {name: $name}) RETURN g.name AS gene, g AS node")
+    assert artifact is not None and [row[0] for row in artifact.rows] == ["BACE1"] and "q1:r1" in panel.result.value
+    # a node cell shows its name, its label and id on hover
+    node_id = workspace.nodes.loc[(workspace.nodes["kind"] == "Gene") & (workspace.nodes["name"] == "BACE1"), "id"]
+    assert len(node_id) == 1 and f'title="Gene {html.escape(node_id.iloc[0])}">BACE1</td>' in panel.result.value
+
+
+@pytest.mark.parametrize(("query", "rule", "fix"), [
+    ("CREATE (n:X) RETURN n", "not a read", "Start with MATCH"),
+    ("LOAD FROM '/etc/passwd' RETURN *", "not a read", "Start with MATCH"),
+    ("MATCH (n:Gene) WITH n LIMIT 1 LOAD FROM '/etc/passwd' RETURN *", "write or admin keyword", "read-only"),
+])
+def test_cypher_mode_shows_a_refusal_naming_the_rule_and_no_file_content(workspace, query, rule, fix):
+    panel = CypherPanel(workspace)
+    panel.query.value = query
+    panel.run_button.click()
+    page = panel.result.value
+    assert panel.artifact is not None and panel.artifact.status == "refused" and panel.artifact.rows == []
+    assert "Query refused" in page and rule in page and fix in page and html.escape(panel.artifact.error) in page
+    assert "engram-row-cite" not in page and "Traceback" not in page
+    passwd = [line for line in open("/etc/passwd", encoding="utf-8").read().splitlines() if line.strip()]
+    assert passwd and not any(html.escape(line) in page for line in passwd) and "root:x:" not in page
+
+
+def test_cypher_mode_says_why_a_query_failed_or_did_not_run(workspace):
+    panel = CypherPanel(workspace)
+    artifact = panel.run("MATCH (n:Gene RETURN n")  # a syntax error: the engine's parser message, no traceback
+    assert artifact is not None and artifact.status == "failed"
+    assert "Query failed" in panel.result.value and "Parser exception" in panel.result.value
+    assert "Traceback" not in panel.result.value
+    assert panel.run("   ") is None and "Type a Cypher query" in panel.result.value
+    panel.parameters.value = "{name: APP}"
+    assert panel.run(CYPHER_OK) is None and panel.artifact is None
+    assert "not JSON" in panel.result.value and html.escape('{"name": "APP"}') in panel.result.value
+
+
+def test_cypher_parameters_must_be_a_json_object():
+    assert parse_parameters("") == {} and parse_parameters('{"name": "APP", "n": 3}') == {"name": "APP", "n": 3}
+    with pytest.raises(ValueError, match="JSON object"):
+        parse_parameters('["APP"]')
+    with pytest.raises(ValueError, match="not JSON"):
+        parse_parameters("name=APP")

@@ -13,6 +13,9 @@ Flow of a question (each step is rendered as soon as it is known, with its elaps
    whole graph, a legend with counts per kind that filters;
 4. the turn is saved to ``<workspace>/conversations/<id>.json`` (reopen it from the history list).
 
+Below them, the evidence desk: agents' reports and row-cited claims for the question, and a Cypher mode
+(:class:`~engram_widgets.cypher.CypherPanel`) for a researcher's own read-only query, rows cited ``q1:r1``...
+
 Clicking a graph node highlights the passages that mention it; "highlight entities" on a passage card
 highlights the graph nodes it mentions. The widgets compute nothing: every number comes from the core
 result objects (:class:`~engram_kit.retrieval.results.RetrievalResult`, :class:`~engram_kit.answering.Answer`,
@@ -46,6 +49,7 @@ from engram_kit.exports import (FOCUS_NODES, KIND_COLORS, KIND_TEXT_COLORS, Answ
                                 export_bytes, kind_color)
 from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_widgets.conversations import Conversation, conversation_path, list_conversations
+from engram_widgets.cypher import CypherPanel
 from engram_widgets.graph import graph_widget, legend_html, refit, set_highlight
 
 log = logging.getLogger(__name__)
@@ -891,6 +895,8 @@ class ResearchAssistant:
         self.graph_panel = GraphPanel(self.select_node, height=graph_height)
         self.evidence = EvidencePanel(self.select_passage)
         self.agents = AgentsPanel()
+        #: the evidence desk's Cypher mode (a researcher's own read-only query, :mod:`engram_widgets.cypher`)
+        self.cypher = CypherPanel(workspace)
         self.conversation = Conversation()
         self.answer: Answer | None = None
         self.graph: AnswerGraph | None = None
@@ -907,8 +913,9 @@ class ResearchAssistant:
         self.chat.export.on_click(lambda _: self.export())
         self.chat.history.observe(self._on_history, names="value")
         self.refresh_history()
-        agents = widgets.Accordion([self.agents.widget])
+        agents = widgets.Accordion([self.agents.widget, self.cypher.widget])
         agents.set_title(0, "Agents and evidence desk")
+        agents.set_title(1, "Evidence desk: Cypher (read-only)")
         agents.selected_index = None
         agents.add_class("engram-agents-box")
         # side by side: question, answer and evidence left, the graph right; stacked: question bar, graph,

@@ -189,7 +189,8 @@ class Dashboard:
             time.sleep(max(0.0, started + at - time.monotonic()))
             if not self.workspace.read_only:
                 return
-            if self.assistant is not None and self.assistant.answer is not None:
+            if self.assistant is not None and (self.assistant.answer is not None
+                                               or self.assistant.cypher.artifact is not None):
                 return  # the reader is working: never swap the workspace under them (the button still works)
             if self.try_writable(quiet=True):
                 return
