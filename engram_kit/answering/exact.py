@@ -290,7 +290,14 @@ class ExactAnswerer:
         candidates.sort(key=lambda c: (-c.score, c.fact_rank, -len(c.passages), c.text.lower()))
         graph_answered = self.graph and graph_answers(facts)
         if graph_answered:
-            candidates = [c for c in candidates if c.edge_citations or literature_backed(c)]
+            # a literature-only item must also be of the kind the facts are ("Which diseases does rivastigmine
+            # treat?" listed nausea and vomiting: the expected type "Disease" accepts side effects elsewhere)
+            fact_kinds = {c.kind for c in candidates if c.edge_citations and c.kind}
+            candidates = [c for c in candidates if c.edge_citations
+                          or (literature_backed(c) and (not fact_kinds or c.kind in fact_kinds))]
+            # curated facts before literature-only items (stable: each group keeps its score order): one paper's
+            # co-mention ("Metformin, but not leptin, regulates AMPK") outscored metformin's curated targets
+            candidates.sort(key=lambda c: not c.edge_citations)
         if kind == "factoid":
             chosen = candidates[: self.settings.exact_factoid_max]
         else:
