@@ -282,9 +282,11 @@ class IsolatedReader:
                     rss = 0
                 if rss > cap:
                     self._kill()
-                    raise QueryError(f"Query refused: it needed more than {limits.max_memory_mb} MiB of memory "
-                                     "and was stopped (query process memory cap). Add a LIMIT, avoid cartesian products (two MATCH "
-                                     "patterns without a shared variable) and large range() lists.")
+                    self.last_memory_peak_mb = int(rss / (1024 * 1024))
+                    raise QueryError(f"Query refused: it needed more memory than the query process may use "
+                                     f"({limits.max_memory_mb} MiB; stopped by the memory watch at "
+                                     f"{self.last_memory_peak_mb} MiB). Add a LIMIT, avoid cartesian products (two "
+                                     "MATCH patterns without a shared variable) and large range() lists.")
             if time.monotonic() > deadline:
                 self._kill()
                 raise QueryError(f"Query timed out: still running {limits.timeout_s + limits.grace_s:g} s after "
