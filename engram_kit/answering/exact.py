@@ -297,7 +297,9 @@ class ExactAnswerer:
                           or (literature_backed(c) and (not fact_kinds or c.kind in fact_kinds))]
             # curated facts before literature-only items (stable: each group keeps its score order): one paper's
             # co-mention ("Metformin, but not leptin, regulates AMPK") outscored metformin's curated targets
-            candidates.sort(key=lambda c: not c.edge_citations)
+            # and the facts in their own order (evidence, passages mentioning the item, degree): equal scores made
+            # the order depend on what else the workspace held (a fresh-clone CI run listed RTN4 before APP)
+            candidates.sort(key=lambda c: (not c.edge_citations, c.fact_rank if c.edge_citations else 0))
         if kind == "factoid":
             chosen = candidates[: self.settings.exact_factoid_max]
         else:
