@@ -19,6 +19,12 @@ bundled sample (``$ENGRAM_WORKSPACE`` is pointed at it), since the dashboard nee
 
 Paths of this checkout (and of the interpreter) in the outputs are written repository-relative.
 
+Stylesheets: nbconvert's lab template inlines the same ~0.26 MB of JupyterLab CSS into every page. Each
+``<style>`` block of :data:`SHARED_STYLE_MIN` characters or more is written once as ``docs/notebooks/style-<sha>.css``
+(named by the SHA-256 of its text, so identical CSS is one file and a changed one a new file) and linked from
+the page; small page-specific blocks stay inline. ``--restyle`` applies this to pages already published,
+without executing anything.
+
 Slow: every notebook is executed (minutes each on a small machine). Run it with ``nice``.
 """
 
@@ -29,6 +35,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -42,6 +49,11 @@ PAGES = REPO / "docs" / "notebooks"
 META_NAME = "engram-notebook-source-sha256"
 #: Seconds one cell may run (as scripts/test.sh gives nbmake: embedding cells take minutes on a loaded machine).
 CELL_TIMEOUT = 3600
+#: Characters from which an inline ``<style>`` block is moved to a shared stylesheet (the template's JupyterLab
+#: theme and base CSS are 4-240 kB; the per-output blocks widgets add are a few hundred characters).
+SHARED_STYLE_MIN = 4000
+_STYLE_BLOCK = re.compile(r"<style(?P<attrs>[^>]*)>(?P<css>.*?)</style>", re.S)
+_STYLESHEET_LINK = re.compile(r'<link rel="stylesheet" href="(?P<href>style-[0-9a-f]{16}\.css)">')
 
 
 def source_hash(notebook: dict[str, Any]) -> str:
@@ -53,6 +65,33 @@ def source_hash(notebook: dict[str, Any]) -> str:
     cells = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]]
              for c in notebook.get("cells", [])]
     return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode()).hexdigest()
+
+
+def externalise_styles(page_html: str, pages: Path) -> str:
+    """Move each large inline ``<style>`` block of ``page_html`` into ``pages/style-<sha16>.css``; return the page.
+
+    A block's file is named by the first 16 hex digits of the SHA-256 of its CSS, so pages with the same theme
+    share one file and re-running is idempotent (an existing file of that name holds that text already).
+    """
+    def replace(match: re.Match[str]) -> str:
+        css = match.group("css")
+        if len(css) < SHARED_STYLE_MIN:
+            return match.group(0)
+        name = f"style-{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
+        target = pages / name
+        if not target.exists():
+            tmp = target.with_suffix(".css.tmp")
+            tmp.write_text(css, encoding="utf-8")
+            tmp.replace(target)
+        return f'<link rel="stylesheet" href="{name}">'
+
+    return _STYLE_BLOCK.sub(replace, page_html)
+
+
+def missing_stylesheets(page: Path) -> list[str]:
+    """Stylesheets ``page`` links (``style-*.css``) that are not beside it."""
+    text = page.read_text(encoding="utf-8")
+    return [m.group("href") for m in _STYLESHEET_LINK.finditer(text) if not (page.parent / m.group("href")).exists()]
 
 
 def page_path(notebook: Path) -> Path:
@@ -82,6 +121,8 @@ def stale_pages(notebooks: list[Path]) -> list[str]:
         if found != wanted:
             state = "missing" if found is None else f"made from other cells (hash {found[:12]}, now {wanted[:12]})"
             problems.append(f"{page_path(nb_path).relative_to(REPO)}: {state}")
+        elif missing := missing_stylesheets(page_path(nb_path)):
+            problems.append(f"{page_path(nb_path).relative_to(REPO)}: links missing stylesheets {', '.join(missing)}")
     return problems
 
 
@@ -123,6 +164,7 @@ def publish(nb_path: Path, workspace: Path | None) -> Path:
     # this machine's checkout and interpreter paths say nothing to a reader: repository-relative paths instead
     body = body.replace(str(Path(sys.executable).parent) + os.sep, "").replace(str(REPO) + os.sep, "")
     PAGES.mkdir(parents=True, exist_ok=True)
+    body = externalise_styles(body, PAGES)
     target = page_path(nb_path)
     tmp = target.with_suffix(".html.tmp")
     tmp.write_text(body, encoding="utf-8")
@@ -135,11 +177,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="notebook name prefixes (default: all)")
     parser.add_argument("--check", action="store_true", help="only report missing or stale pages")
+    parser.add_argument("--restyle", action="store_true",
+                        help="move the inline stylesheets of the published pages to shared files (no execution)")
     args = parser.parse_args(argv)
     notebooks = sorted(p for p in NOTEBOOKS.glob("*.ipynb")
                        if not args.names or any(p.stem.startswith(n) for n in args.names))
     if not notebooks:
         parser.error(f"no notebook in {NOTEBOOKS} matches {args.names}")
+    if args.restyle:
+        for nb_path in notebooks:
+            page = page_path(nb_path)
+            if page.exists():
+                tmp = page.with_suffix(".html.tmp")
+                tmp.write_text(externalise_styles(page.read_text(encoding="utf-8"), PAGES), encoding="utf-8")
+                tmp.replace(page)
+                print(f"{page.relative_to(REPO)}: {page.stat().st_size / 1e3:.0f} kB")
+        return 0
     if args.check:
         problems = stale_pages(notebooks)
         print("\n".join(problems) if problems else f"{len(notebooks)} pages up to date")

@@ -48,3 +48,22 @@ def test_the_hash_follows_source_cells_only() -> None:
     edited = copy.deepcopy(nb)
     edited["cells"][0]["source"] = ["# changed\n", *edited["cells"][0]["source"]]
     assert publisher.source_hash(edited) != digest
+
+
+def test_pages_link_one_shared_stylesheet_instead_of_inlining_it(tmp_path: Path) -> None:
+    # every page inlined the same ~0.26 MB of JupyterLab CSS; each large block is now one shared file
+    publisher = _publisher()
+    pages = sorted((REPO / "docs" / "notebooks").glob("*.html"))
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        inline = [len(m.group("css")) for m in publisher._STYLE_BLOCK.finditer(text)]
+        assert max(inline, default=0) < publisher.SHARED_STYLE_MIN, page.name
+        assert publisher._STYLESHEET_LINK.search(text), page.name
+        assert publisher.missing_stylesheets(page) == [], page.name
+    # the move is idempotent and content-addressed: the same CSS twice is one file, the page keeps small blocks
+    css = "body { color: red; }\n" * 400
+    html_in = f"<head><style>{css}</style><style>p {{}}</style></head><head><style>{css}</style></head>"
+    out = publisher.externalise_styles(html_in, tmp_path)
+    assert out.count('<link rel="stylesheet" href="style-') == 2 and "<style>p {}</style>" in out
+    assert [p.read_text() for p in tmp_path.glob("style-*.css")] == [css]
+    assert publisher.externalise_styles(out, tmp_path) == out
