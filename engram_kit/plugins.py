@@ -299,7 +299,7 @@ class _RegistryView(Mapping[str, T]):
         return name in self._registry
 
 
-_ENTRY_POINTS: dict[tuple[str, ...], Any] = {}
+_ENTRY_POINTS: dict[tuple[str, ...], dict[str, list[Any]]] = {}
 
 
 def _entry_points(group: str) -> list[Any]:
@@ -312,8 +312,11 @@ def _entry_points(group: str) -> list[Any]:
     key = tuple(sys.path)
     if key not in _ENTRY_POINTS:
         _ENTRY_POINTS.clear()
-        _ENTRY_POINTS[key] = entry_points()
-    return list(_ENTRY_POINTS[key].select(group=group))
+        _ENTRY_POINTS[key] = {"": [entry_points()]}  # every distribution's entry points, read once
+    groups = _ENTRY_POINTS[key]
+    if group not in groups:
+        groups[group] = list(groups[""][0].select(group=group))
+    return list(groups[group])
 
 
 def _first_doc_line(obj: Any) -> str:
