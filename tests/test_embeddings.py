@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from engram_kit.embeddings import EMBEDDERS, WINDOW_OVERLAP, EmbedderSpec, embedder_from_manifest, get_embedder
-from engram_kit.errors import DataError, EngramError, WorkspaceError
+from engram_kit.errors import EngramError, WorkspaceError
 from engram_kit.plugins import PluginError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

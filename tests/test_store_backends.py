@@ -17,7 +17,7 @@ import ladybug as lb
 import pandas as pd
 import pytest
 
-from engram_kit.errors import QueryError, ReadOnlyError, WorkspaceError
+from engram_kit.errors import QueryError, ReadOnlyError
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import schema_statements, statement
