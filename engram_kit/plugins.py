@@ -182,7 +182,7 @@ class Registry(Generic[T]):
         if name in self.reserved:
             raise PluginError(f"{name!r} is reserved ({', '.join(sorted(self.reserved))} are not {self.noun}s); "
                               f"name the {self.noun} something else.")
-        if name in self._local() and not replace:
+        if self._has(name) and not replace:
             raise PluginError(f"A {self.noun} named {name!r} is already registered; pick another name or pass "
                               f"replace=True.")
         if self.validate is not None and not isinstance(obj, LazyEntry):
@@ -211,7 +211,7 @@ class Registry(Generic[T]):
             For an unknown name (the message lists the registered ones and how to add one), or when a lazy entry's
             module cannot be imported.
         """
-        if name in self._local():
+        if self._has(name):
             obj = self._catalogue.get(name)
         else:
             obj = self._entry_point(name)
@@ -259,8 +259,9 @@ class Registry(Generic[T]):
         return f"<Registry {self.kind}: {', '.join(self.names())}>"
 
     # --- internals ---------------------------------------------------------------------------------------------
-    def _local(self) -> set[str]:
-        return {key[-1] for key in catalogue._get_all((NAMESPACE, self.kind))}
+    def _has(self, name: str) -> bool:
+        """Whether ``name`` is registered in code (not only by an entry point): one dict lookup."""
+        return bool(catalogue.check_exists(NAMESPACE, self.kind, name))
 
     def _entry_point_names(self) -> list[str]:
         return [ep.name for ep in _entry_points(f"{NAMESPACE}.{self.kind}")]
