@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram_kit import __version__
+from engram_kit import __version__, plugins
 from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
 
@@ -63,10 +63,11 @@ def _init_args(p: argparse.ArgumentParser) -> None:
                    help="where --download fetches the release files from (default: the hetio/hetionet GitHub "
                         "release; a mirror must serve the same files, their checksums are verified)")
     p.add_argument("--force", action="store_true", help="replace an existing workspace")
+    from engram_kit.settings import Settings
+
     p.add_argument("--embedder", default=None, metavar="NAME",
-                   help="passage embedder, recorded in the workspace: minilm-onnx-int8 (default), minilm-fp32, or "
-                        "static (bulk ingestion: ~7x the abstracts/s, BioASQ dense nDCG@10 0.70 vs 0.85; "
-                        "benchmarks/results/ingest.md)")
+                   help="passage embedder, recorded in the workspace (engram plugins lists them): "
+                        + plugins.embedders.help(default=Settings().embedding_model))
     p.add_argument("--kgx-edges", type=Path, default=None, metavar="EDGES",
                    help="load a Biolink KGX graph instead of Hetionet: its edges file (.tsv/.jsonl, .gz ok)")
     p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES",
@@ -75,9 +76,10 @@ def _init_args(p: argparse.ArgumentParser) -> None:
                    help="keep edges whose endpoints are not in the nodes file, as stub nodes (default: skip them)")
     p.add_argument("--kgx-name", default="KGX graph", help="name recorded for the KGX graph (e.g. 'Monarch KG')")
     p.add_argument("--kgx-release", default="", help="release recorded for the KGX graph (e.g. 2024-09-12)")
-    p.add_argument("--backend", choices=["ladybug", "neo4j"], default="ladybug",
-                   help="graph backend: embedded LadybugDB (default) or a Neo4j + GDS server (docs/scaling-out.md)")
+    p.add_argument("--backend", choices=plugins.backends.names(), default="ladybug",
+                   help="graph backend: " + plugins.backends.help(default="ladybug"))
     _neo4j_args(p)
+    _vectors_kind_arg(p)
     _chroma_args(p, "vectors in the workspace folder")
 
 
@@ -185,10 +187,9 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     WorkspaceError
         If ``path`` holds a workspace and ``--force`` is not given (`engram demo` leaves ./engram-workspace behind;
         a newcomer who then follows "Using it" learns that it can be used as it is).
-    DataError
+    PluginError
         If ``--embedder`` names no registered embedder; the message lists the registered ones.
     """
-    from engram_kit.embeddings import EMBEDDERS
     from engram_kit.embeddings.base import resolve_key
     from engram_kit.settings import Settings
     from engram_kit.workspace import holds_workspace
@@ -200,8 +201,9 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     if not args.embedder:
         return None
     key = resolve_key(args.embedder)
-    if key not in EMBEDDERS:
-        raise DataError(f"Unknown embedder {args.embedder!r} (--embedder); registered: {', '.join(sorted(EMBEDDERS))}.")
+    if key not in plugins.embedders:
+        raise plugins.PluginError(f"Unknown embedder {args.embedder!r} (--embedder); registered: "
+                                  f"{', '.join(plugins.embedders.names())} (engram plugins describes them).")
     return Settings(embedding_model=key)
 
 
@@ -233,13 +235,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     graph = _kgx_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
     with Workspace.create(path, data=data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
-                          graph=graph, settings=settings) as ws:
+                          graph=graph, settings=settings, backend=getattr(args, "backend", "ladybug")) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")
         vec = ws.manifest["vector_store"]
-        if vec["kind"] != "local":
+        if vec["kind"] == "chroma-server":
             print(f"Passage vectors: Chroma server {vec['url']}, collection {vec['collection']}.")
+        elif vec["kind"] != "local":
+            print(f"Passage vectors: {vec['kind']}.")
         print(f"Next: engram ingest <abstracts.jsonl> -w {path}")
     return 0
 
@@ -440,15 +444,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # --- engram desk: the evidence desk (engram_kit.evidence) ---------------------------------------------
+def _llm_arg(p: argparse.ArgumentParser) -> None:
+    """``--llm``: the providers of :data:`engram_kit.plugins.llm` (a registered one appears here unedited)."""
+    p.add_argument("--llm", choices=plugins.llm.names(), default="none",
+                   help="LLM provider: " + plugins.llm.help(default="none"))
+
+
 def _desk_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram desk``."""
-    from engram_kit.llm.factory import PROVIDERS
-
     _workspace_arg(p)
     p.add_argument("question", help="the question, e.g. \"Which pathways does TP53 participate in?\"")
-    p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
-                   help="none: offline templates (default); anthropic: Claude plans the queries "
-                        "($ANTHROPIC_API_KEY); record/replay: with --cassette")
+    _llm_arg(p)
     p.add_argument("--model", default=None, help="Claude model id (default: engram_kit.llm.DEFAULT_MODEL)")
     p.add_argument("--cassette", type=Path, default=None, help="LLM cassette file for --llm record/replay")
     p.add_argument("--rows", type=int, default=10, help="rows shown per artifact (default 10)")
@@ -553,6 +559,7 @@ def _migrate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", type=Path, required=True, help="the new (Neo4j-backed) workspace folder")
     p.add_argument("--force", action="store_true", help="replace an existing workspace at --to")
     _neo4j_args(p)
+    _vectors_kind_arg(p)
     _chroma_args(p, "where the source workspace keeps them")
 
 
@@ -565,9 +572,26 @@ def _export_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace CSV files already in DIR")
 
 
+def _vectors_kind_arg(p: argparse.ArgumentParser) -> None:
+    """``--vectors``: the kinds of :data:`engram_kit.plugins.vectors` (a registered one appears here unedited)."""
+    p.add_argument("--vectors", choices=plugins.vectors.names(), default=None, metavar="KIND",
+                   help="where the passage vectors live: " + plugins.vectors.help(default="local")
+                        + " (--chroma-url alone chooses chroma-server)")
+
+
 def _vectors_arg(args: argparse.Namespace) -> str | None:
-    """``--chroma-url`` (absent for `engram demo`): a server URL, else None (local, or as the source for migrate)."""
-    return getattr(args, "chroma_url", None)
+    """``--chroma-url`` (a server URL) or ``--vectors KIND``; None when neither is given (absent for `engram demo`):
+    local, or for migrate the source's kind.
+
+    Raises
+    ------
+    DataError
+        If ``--chroma-url`` is given with a ``--vectors`` kind other than ``chroma-server``.
+    """
+    url, kind = getattr(args, "chroma_url", None), getattr(args, "vectors", None)
+    if url is not None and kind not in (None, "chroma-server"):
+        raise DataError(f"--chroma-url keeps the vectors on a Chroma server, --vectors {kind} elsewhere; drop one.")
+    return url if url is not None else kind
 
 
 def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
@@ -577,7 +601,7 @@ def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
 
 
 def cmd_init_with_backend(args: argparse.Namespace) -> int:
-    if args.backend == "ladybug":
+    if args.backend != "neo4j":  # any other registered backend takes no connection flags
         return cmd_init(args)
     from engram_kit.workspace import Workspace, default_workspace_path
 
@@ -866,13 +890,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 # --- engram investigate: routed agents, synthesis, run bundles (engram_kit.agents, engram_kit.runs) -----
 def _investigate_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram investigate``."""
-    from engram_kit.llm.factory import PROVIDERS
-
     _workspace_arg(p)
     p.add_argument("question", nargs="?", default=None, help="the question (omit with --replay)")
-    p.add_argument("--llm", choices=[x for x in PROVIDERS if x != "offline"], default="none",
-                   help="none: offline, deterministic (default); anthropic ($ANTHROPIC_API_KEY); record/replay: "
-                        "with --cassette")
+    _llm_arg(p)
     p.add_argument("--model", default=None, help="Claude model id (default: engram_kit.llm.DEFAULT_MODEL)")
     p.add_argument("--cassette", type=Path, default=None, help="LLM cassette file for --llm record/replay")
     p.add_argument("--bundle", type=Path, default=None, help="save the run bundle (JSON) to this file")
@@ -1013,6 +1033,33 @@ def cmd_discover(args: argparse.Namespace) -> int:
 
 
 # --- the command table -------------------------------------------------------------------------------------
+# --- engram plugins: what each registry holds (engram_kit.plugins) ------------------------------------------
+def _plugins_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram plugins``."""
+    p.add_argument("kind", nargs="?", choices=tuple(plugins.REGISTRIES), default=None,
+                   help="only this kind (default: all)")
+    p.add_argument("--json", action="store_true", help="print {kind: {name: description}} as JSON")
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    """List every registry's names and descriptions; imports no plugin module (the names are the lazy
+    registrations and the installed distributions' entry points)."""
+    kinds = [args.kind] if args.kind else list(plugins.REGISTRIES)
+    table = {kind: {name: plugins.REGISTRIES[kind].describe(name) for name in plugins.REGISTRIES[kind].names()}
+             for kind in kinds}
+    if args.json:
+        print(json.dumps(table, indent=2))
+        return 0
+    for kind, entries in table.items():
+        print(f"{kind} (entry-point group {plugins.NAMESPACE}.{kind}):")
+        width = max((len(n) for n in entries), default=0)
+        for name, description in entries.items():
+            print(f"  {name:<{width}}  {description}".rstrip())
+        if not entries:
+            print("  (none)")
+    return 0
+
+
 @dataclass(frozen=True)
 class Command:
     """One ``engram`` subcommand: its name, help line, argument declarations and the function that runs it
@@ -1065,13 +1112,16 @@ COMMANDS: tuple[Command, ...] = (
             _export_args, cmd_export),
     Command("dashboard", "serve the workbench (assistant, explorer, documents) with Voila on 127.0.0.1",
             _dashboard_args, cmd_dashboard),
-    Command("investigate", "run the routed agents (literature, pathway, drug) and synthesis; prints routing, "
-                           "each agent's cited findings and the synthesis",
+    Command("investigate", f"run the routed agents ({', '.join(plugins.agents.names())}) and synthesis; prints "
+                           "routing, each agent's cited findings and the synthesis",
             _investigate_args, cmd_investigate),
     Command("map", "co-occurrence map of the workspace's documents: communities, bridges, CSVs",
             _map_args, cmd_map),
     Command("discover", "open discovery (Swanson ABC): entities linked to A only through B",
             _discover_args, cmd_discover),
+    Command("plugins", "list the registered graph formats, backends, embedders, agents, NER taggers, LLM providers "
+                       "and vector stores (engram_kit.plugins; entry-point groups engram_kit.<kind>)",
+            _plugins_args, cmd_plugins),
 )
 
 

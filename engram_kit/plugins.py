@@ -28,7 +28,8 @@ True
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
@@ -97,6 +98,12 @@ class Registry(Generic[T]):
         What one entry is called in messages (``"graph format"``, ``"store backend"``...).
     hint : str
         How to add one, for the unknown-name message (e.g. ``"register one with plugins.formats.register"``).
+    reserved : iterable of str
+        Names no entry may take (agents: ``synthesis`` and ``router`` are not domain agents).
+    validate : callable, optional
+        ``validate(name, obj)`` raises :class:`PluginError` when ``obj`` is not a usable entry of this kind (e.g. an
+        agent spec whose ``name`` differs from the registered name). Called when an object is registered, and for
+        lazy and entry-point entries when they are first loaded.
 
     Notes
     -----
@@ -104,10 +111,13 @@ class Registry(Generic[T]):
     :meth:`names` returns and the CLI shows.
     """
 
-    def __init__(self, kind: str, noun: str, hint: str = "") -> None:
+    def __init__(self, kind: str, noun: str, hint: str = "", *, reserved: tuple[str, ...] = (),
+                 validate: Callable[[str, Any], None] | None = None) -> None:
         self.kind = kind
         self.noun = noun
         self.hint = hint or f"register one with engram_kit.plugins.{kind}.register(name, obj)"
+        self.reserved = frozenset(reserved)
+        self.validate = validate
         # Entry points are read here, not by catalogue: catalogue's group would be "engram_kit_<kind>", and the
         # documented groups are "engram_kit.<kind>" (the dotted form Python packaging uses for plugin groups).
         self._catalogue = catalogue.create(NAMESPACE, kind, entry_points=False)
@@ -169,9 +179,14 @@ class Registry(Generic[T]):
     def _put(self, name: str, obj: Any, description: str, replace: bool) -> None:
         if not name or any(ch.isspace() for ch in name):
             raise PluginError(f"A {self.noun} name must be non-empty and have no spaces; got {name!r}.")
-        if name in self._local() and not replace:
+        if name in self.reserved:
+            raise PluginError(f"{name!r} is reserved ({', '.join(sorted(self.reserved))} are not {self.noun}s); "
+                              f"name the {self.noun} something else.")
+        if self._has(name) and not replace:
             raise PluginError(f"A {self.noun} named {name!r} is already registered; pick another name or pass "
                               f"replace=True.")
+        if self.validate is not None and not isinstance(obj, LazyEntry):
+            self.validate(name, obj)
         self._catalogue.register(name, func=obj)
         if name not in self._order:
             self._order.append(name)
@@ -196,7 +211,7 @@ class Registry(Generic[T]):
             For an unknown name (the message lists the registered ones and how to add one), or when a lazy entry's
             module cannot be imported.
         """
-        if name in self._local():
+        if self._has(name):
             obj = self._catalogue.get(name)
         else:
             obj = self._entry_point(name)
@@ -205,6 +220,8 @@ class Registry(Generic[T]):
                                   f"(or {self.hint}).")
         if isinstance(obj, LazyEntry):
             obj = obj.load()
+            if self.validate is not None:
+                self.validate(name, obj)
             self._catalogue.register(name, func=obj)  # resolved once; later gets are a dict lookup
         return obj  # type: ignore[no-any-return]
 
@@ -222,6 +239,19 @@ class Registry(Generic[T]):
         for name in self.names():
             yield name, self.get(name)
 
+    def help(self, default: str | None = None) -> str:
+        """``"name1 (default): description; name2: description"`` for a CLI help text; imports nothing.
+
+        ``%`` is doubled (argparse formats help strings with ``%``)."""
+        parts = [f"{n}{' (default)' if n == default else ''}{': ' + self.describe(n) if self.describe(n) else ''}"
+                 for n in self.names()]
+        return "; ".join(parts).replace("%", "%%")
+
+    def as_mapping(self) -> Mapping[str, T]:
+        """A read-only ``Mapping`` view (name -> entry, imported on access): for code written against the
+        dictionaries the registries replaced (``EMBEDDERS[key]``)."""
+        return _RegistryView(self)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
 
@@ -229,8 +259,9 @@ class Registry(Generic[T]):
         return f"<Registry {self.kind}: {', '.join(self.names())}>"
 
     # --- internals ---------------------------------------------------------------------------------------------
-    def _local(self) -> set[str]:
-        return {key[-1] for key in catalogue._get_all((NAMESPACE, self.kind))}
+    def _has(self, name: str) -> bool:
+        """Whether ``name`` is registered in code (not only by an entry point): one dict lookup."""
+        return bool(catalogue.check_exists(NAMESPACE, self.kind, name))
 
     def _entry_point_names(self) -> list[str]:
         return [ep.name for ep in _entry_points(f"{NAMESPACE}.{self.kind}")]
@@ -248,11 +279,45 @@ class Registry(Generic[T]):
         return None
 
 
+class _RegistryView(Mapping[str, T]):
+    """Read-only mapping over a :class:`Registry` (see :meth:`Registry.as_mapping`)."""
+
+    def __init__(self, registry: Registry[T]) -> None:
+        self._registry = registry
+
+    def __getitem__(self, name: str) -> T:
+        if name not in self._registry:
+            raise KeyError(name)
+        return self._registry.get(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._registry.names())
+
+    def __len__(self) -> int:
+        return len(self._registry.names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._registry
+
+
+_ENTRY_POINTS: dict[tuple[str, ...], dict[str, list[Any]]] = {}
+
+
 def _entry_points(group: str) -> list[Any]:
-    """Entry points of ``group`` in the installed distributions (``importlib.metadata``; no plugin import)."""
+    """Entry points of ``group`` in the installed distributions (``importlib.metadata``; no plugin import).
+
+    The distributions' metadata is read once per ``sys.path`` (a path added later, e.g. a test's distribution,
+    is seen on the next call)."""
     from importlib.metadata import entry_points
 
-    return list(entry_points(group=group))
+    key = tuple(sys.path)
+    if key not in _ENTRY_POINTS:
+        _ENTRY_POINTS.clear()
+        _ENTRY_POINTS[key] = {"": [entry_points()]}  # every distribution's entry points, read once
+    groups = _ENTRY_POINTS[key]
+    if group not in groups:
+        groups[group] = list(groups[""][0].select(group=group))
+    return list(groups[group])
 
 
 def _first_doc_line(obj: Any) -> str:
@@ -267,14 +332,64 @@ formats: Registry[Any] = Registry("formats", "graph format")
 backends: Registry[Any] = Registry("backends", "store backend")
 #: Embedders: factories of :class:`~engram_kit.embeddings.base.BaseEmbedder`.
 embedders: Registry[Any] = Registry("embedders", "embedder")
-#: Agents: :class:`~engram_kit.agents.registry.AgentSpec` entries.
-agents: Registry[Any] = Registry("agents", "agent")
-#: NER taggers: span-tagger factories for mention extraction.
+#: Agents: :class:`~engram_kit.agents.registry.AgentSpec` entries (``synthesis`` and ``router`` are not agents:
+#: synthesis runs last over the others, the router emits status events).
+agents: Registry[Any] = Registry("agents", "agent", reserved=("synthesis", "router"))
+#: NER taggers: :class:`~engram_kit.extraction.ner.NerBackend` entries (availability check + span-tagger factory).
 ner: Registry[Any] = Registry("ner", "NER tagger")
-#: LLM providers: factories of :class:`~engram_kit.llm.base.LLM`.
+#: LLM providers: ``factory(*, model, cassette) -> LLM | None`` (:func:`engram_kit.llm.factory.build_llm`).
 llm: Registry[Any] = Registry("llm", "LLM provider")
-#: Vector stores: factories of the workspace's passage-vector store.
+#: Vector stores: :class:`~engram_kit.store.vector_kinds.VectorKind` entries (``manifest["vector_store"]["kind"]``).
 vectors: Registry[Any] = Registry("vectors", "vector store")
 
 #: Every registry by kind, for ``engram plugins`` and tests.
 REGISTRIES: dict[str, Registry[Any]] = {r.kind: r for r in (formats, backends, embedders, agents, ner, llm, vectors)}
+
+
+# --- the built-in entries -------------------------------------------------------------------------------------------
+# One lazy line each (name, "module:attribute", description): listing them (`engram --help`, `engram plugins`)
+# imports none of these modules. An outside package adds entries the same way, or through an entry point.
+backends.register_lazy("ladybug", "engram_kit.store.registry:LADYBUG",
+                       description="embedded LadybugDB file in the workspace folder")
+backends.register_lazy("neo4j", "engram_kit.store.registry:NEO4J",
+                       description="Neo4j 5 server + Graph Data Science, PPR on the server (docs/scaling-out.md)")
+
+embedders.register_lazy("minilm-onnx-int8", "engram_kit.embeddings.minilm:MiniLMOnnxInt8Embedder",
+                        description="all-MiniLM-L6-v2 exported to ONNX and int8-quantised locally at first use")
+embedders.register_lazy("minilm-fp32", "engram_kit.embeddings.minilm:MiniLMEmbedder",
+                        description="all-MiniLM-L6-v2, sentence-transformers fp32 (bundled weights)")
+embedders.register_lazy("minilm-onnx-int8-v3", "engram_kit.embeddings.minilm:MiniLMOnnxInt8V3Embedder",
+                        description="the v3 int8 recipe, kept so workspaces built with it reopen")
+embedders.register_lazy("static", "engram_kit.embeddings.static:StaticEmbedder",
+                        description="static model distilled from MiniLM; bulk ingestion ~7x the abstracts/s, "
+                                    "BioASQ dense nDCG@10 0.70 vs 0.85 (benchmarks/results/ingest.md)")
+
+agents.register_lazy("literature", "engram_kit.agents.builtin:LITERATURE",
+                     description="cited answer from the ingested literature")
+agents.register_lazy("pathway", "engram_kit.agents.builtin:PATHWAY",
+                     description="pathways and graph paths between the question's genes and diseases")
+agents.register_lazy("drug", "engram_kit.agents.builtin:DRUG",
+                     description="compounds, targets and repurposing candidates")
+agents.register_lazy("phenotype", "engram_kit.agents.builtin:PHENOTYPE",
+                     description="diseases and phenotypes (Biolink graphs)")
+
+ner.register_lazy("bc5cdr-cnn", "engram_kit.extraction.ner:BUNDLED_NER_BACKEND",
+                  description="bundled spaCy CNN trained on the BC5CDR training split (chemicals, diseases)")
+ner.register_lazy("bc5cdr-terms", "engram_kit.extraction.ner:CORPUS_TERMS_BACKEND",
+                  description="annotated terms of the BC5CDR training split, matched as a dictionary")
+
+llm.register_lazy("none", "engram_kit.llm.factory:no_llm",
+                  description="no LLM: offline templates and extractive answers")
+llm.register_lazy("offline", "engram_kit.llm.factory:offline_llm",
+                  description="deterministic extractive stand-in (returns only sentences of its input)")
+llm.register_lazy("anthropic", "engram_kit.llm.factory:anthropic_llm",
+                  description="Claude through the anthropic SDK ($ANTHROPIC_API_KEY)")
+llm.register_lazy("record", "engram_kit.llm.factory:recording_llm",
+                  description="Claude, every exchange written to --cassette")
+llm.register_lazy("replay", "engram_kit.llm.factory:replaying_llm",
+                  description="answers from --cassette, no network")
+
+vectors.register_lazy("local", "engram_kit.store.vector_kinds:LOCAL",
+                      description="chromadb collection in the workspace folder")
+vectors.register_lazy("chroma-server", "engram_kit.store.vector_kinds:CHROMA_SERVER",
+                      description="a Chroma server (`chroma run`; token from $CHROMA_TOKEN; docs/scaling-out.md)")

@@ -64,6 +64,7 @@ from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 from engram_kit.store.ladybug import LadybugStore
+from engram_kit.store import vector_kinds
 from engram_kit.store.registry import get_backend
 
 if TYPE_CHECKING:
@@ -164,12 +165,14 @@ class Workspace:
             bundled sample (``data/``), or ``$ENGRAM_DATA_DIR``.
         settings : parameters recorded in the manifest (default :class:`Settings`).
         overwrite : delete an existing workspace at ``path`` first.
-        backend : ``"ladybug"`` (embedded, default) or ``"neo4j"`` (the graph goes to the Neo4j server of
+        backend : a store backend of :data:`engram_kit.plugins.backends`: ``"ladybug"`` (embedded, default) or
+            ``"neo4j"`` (the graph goes to the Neo4j server of
             ``neo4j``, a :class:`~engram_kit.store.neo4j.Neo4jConfig`, default from ``$NEO4J_URI``...; the
             folder keeps the manifest, caches and vectors). See ``docs/scaling-out.md``.
-        vectors : ``"local"`` (chromadb in ``<path>/vectors``, default), or a Chroma server: its URL
-            (``"http://localhost:8000"``; token from ``$CHROMA_TOKEN``) or a
-            :class:`~engram_kit.store.vectors.ChromaServerConfig`. Recorded in ``manifest["vector_store"]``.
+        vectors : a vector store kind of :data:`engram_kit.plugins.vectors`: ``"local"`` (chromadb in
+            ``<path>/vectors``, default), or a Chroma server: its URL (``"http://localhost:8000"``; token from
+            ``$CHROMA_TOKEN``) or a :class:`~engram_kit.store.vectors.ChromaServerConfig`. Recorded in
+            ``manifest["vector_store"]``.
         graph : an already loaded knowledge graph to hold instead of the Hetionet files of ``data``, e.g. a
             Biolink KGX graph from :func:`engram_kit.kg.kgx.load_kgx` (its schema becomes the store's; its
             name, release and schema are recorded in ``manifest["knowledge_graph"]``). Negated assertions are
@@ -180,9 +183,10 @@ class Workspace:
         WorkspaceError
             If ``path`` already holds a workspace and ``overwrite`` is False.
         DataError
-            If the data files are missing or malformed, ``vectors`` is not a usable choice, or
-            ``settings.embedding_model`` is not a registered embedder (checked before anything is loaded or an
-            existing workspace is replaced).
+            If the data files are missing or malformed, or ``vectors`` is not a usable choice.
+        PluginError
+            If ``backend`` or ``settings.embedding_model`` is not registered (:mod:`engram_kit.plugins`; checked
+            before anything is loaded or an existing workspace is replaced).
         BackendUnavailableError
             If the Chroma server of ``vectors`` cannot be reached (checked before anything is loaded).
         """
@@ -198,6 +202,7 @@ class Workspace:
         # The embedder is resolved before anything is loaded or replaced: an unknown name used to fail after the
         # graph was built, leaving a half-written folder, and after `overwrite` had deleted the old workspace.
         emb = embedder or get_embedder(settings.embedding_model)
+        get_backend(backend)  # an unknown backend name is refused here too, before the old workspace is replaced
         replacing = holds_workspace(path)
         if replacing:
             if not overwrite:
@@ -590,7 +595,7 @@ class Workspace:
         """Number of passage vectors: for a local store, the count recorded at its last write
         (:mod:`engram_kit.store.vector_count`; read without importing chromadb or snapshotting the store), else,
         or with ``recorded=False``, the store's own count."""
-        local = (self.manifest.get("vector_store") or {}).get("kind", "local") == "local"
+        local = _vectors_in_folder(self.manifest)
         if recorded and local and self._vectors is None:
             from engram_kit.store.vector_count import recorded_vector_count
 
@@ -606,7 +611,7 @@ class Workspace:
         message naming both and the fix (``engram check`` prints it and fails)."""
         from engram_kit.store.vector_count import recorded_vector_count
 
-        if (self.manifest.get("vector_store") or {}).get("kind", "local") != "local":
+        if not _vectors_in_folder(self.manifest):
             return None  # a server store is always asked directly
         recorded, actual = recorded_vector_count(self.path / "vectors"), self.vectors.count()
         if recorded is None or recorded == actual:
@@ -1013,57 +1018,50 @@ def _backend_manifest(store: GraphStore) -> dict[str, Any]:
     return store.backend_manifest()
 
 
-# --- vector store selection (local chromadb folder or a Chroma server) ----------------------------------------
-def _vector_store_manifest(path: Path, vectors: Any) -> tuple[dict[str, str], Any]:
-    """The ``manifest["vector_store"]`` entry of a new workspace at ``path``, and its server config (or None).
+# --- vector store selection (engram_kit.plugins.vectors: local chromadb folder, a Chroma server, ...) -----------
+def _vector_store_manifest(path: Path, vectors: Any) -> tuple[dict[str, Any], Any]:
+    """The ``manifest["vector_store"]`` entry of a new workspace at ``path``, and its options (or None).
 
-    ``vectors`` is ``"local"``/None, a server URL or a ``ChromaServerConfig``. A server is contacted once here
+    ``vectors`` is a registered kind's name (``"local"``, the default for None), a Chroma server URL or a
+    ``ChromaServerConfig`` (:func:`engram_kit.store.vector_kinds.choose`). A server is contacted once here
     (heartbeat), so a wrong URL fails before the knowledge graph is loaded. The entry never holds the token.
-    """
-    if vectors is None or vectors == "local":
-        return {"kind": "local", "collection": "passages"}, None
-    from engram_kit.store.vectors import ChromaServerConfig, workspace_collection_name
 
-    if isinstance(vectors, str):
-        if "://" not in vectors:
-            raise DataError(f"vectors={vectors!r} is neither 'local' nor a Chroma server URL such as "
-                            "'http://localhost:8000'.")
-        vectors = ChromaServerConfig(vectors)
-    if not isinstance(vectors, ChromaServerConfig):
-        raise DataError(f"vectors={vectors!r} is not usable; pass 'local', a URL or a ChromaServerConfig.")
-    vectors.connect().close()
-    entry = {"kind": "chroma-server", **vectors.to_manifest(), "collection": workspace_collection_name(path)}
-    return entry, vectors
+    Raises
+    ------
+    DataError
+        If no registered vector store kind takes ``vectors``.
+    """
+    kind, options = vector_kinds.choose(vectors)
+    entry, options = kind.new_entry(path, options)
+    return {"kind": kind.name, **entry}, options
 
 
 def _open_vector_store(path: Path, manifest: dict[str, Any], *, read_only: bool, server: Any = None) -> VectorStore:
-    """Open the vector store ``manifest`` records (no ``vector_store`` key: the local folder, as before)."""
-    from engram_kit.store.vectors import ChromaServerConfig, VectorStore  # chromadb is slow to import
+    """Open the vector store ``manifest`` records (no ``vector_store`` key: the local folder, as before).
 
-    model = manifest["embedding_model"]
-    entry = manifest.get("vector_store") or {"kind": "local"}
-    kind = entry.get("kind", "local")
-    if kind == "local":
-        return VectorStore(path / "vectors", dimension=int(model["dimension"]), model_name=model["name"],
-                           read_only=read_only)
-    if kind != "chroma-server":
-        raise WorkspaceError(f"{path} records an unknown vector store kind {kind!r}; this engram-kit knows 'local' "
-                             "and 'chroma-server'. Upgrade engram-kit or recreate the workspace.")
-    config = server if server is not None else ChromaServerConfig.from_manifest(entry)
-    return VectorStore(None, dimension=int(model["dimension"]), model_name=model["name"], read_only=read_only,
-                       server=config, collection=entry["collection"])
+    Raises
+    ------
+    WorkspaceError
+        If the recorded kind is not registered in this installation.
+    """
+    kind, entry = vector_kinds.recorded(manifest)
+    return kind.open(path, manifest["embedding_model"], entry, read_only, server)
+
+
+def _vectors_in_folder(manifest: dict[str, Any]) -> bool:
+    """Whether the workspace keeps its vectors in ``<workspace>/vectors`` (the ``local`` kind)."""
+    kind, _ = vector_kinds.recorded(manifest)
+    return kind.in_folder
 
 
 def _migration_vectors(ws: Workspace, vectors: Any) -> Any:
-    """The ``vectors`` choice of a migration: as given, or (None) the same kind as ``ws``."""
+    """The ``vectors`` choice of a migration: as given, or (None) the same kind as ``ws`` (and, for a server, the
+    same server)."""
     if vectors is not None:
         return vectors
-    entry = ws.manifest.get("vector_store") or {"kind": "local"}
-    if entry.get("kind", "local") == "local":
-        return "local"
-    from engram_kit.store.vectors import ChromaServerConfig
-
-    return ws._vector_server or ChromaServerConfig.from_manifest(entry)
+    kind, entry = vector_kinds.recorded(ws.manifest)
+    options = ws._vector_server or kind.options_from_entry(entry)
+    return options if options is not None else kind.name
 
 
 def _copy_vectors(ws: Workspace, dest: Path, entry: dict[str, str], server: Any) -> None:
@@ -1072,10 +1070,10 @@ def _copy_vectors(ws: Workspace, dest: Path, entry: dict[str, str], server: Any)
     Local to local is a folder copy (byte-identical index); any copy involving a server goes vector by vector
     (:meth:`VectorStore.copy_from`), and a half-filled new collection is dropped if the copy fails.
     """
-    source_local = (ws.manifest.get("vector_store") or {}).get("kind", "local") == "local"
+    source_local = _vectors_in_folder(ws.manifest)
     if source_local and not (ws.path / "vectors").exists():
         return  # nothing ingested yet: the new store is created on first use
-    if source_local and entry["kind"] == "local":
+    if source_local and _vectors_in_folder({"vector_store": entry}):
         shutil.copytree(ws.path / "vectors", dest / "vectors", dirs_exist_ok=True)
         return
     source = ws.vectors
@@ -1092,8 +1090,6 @@ def _copy_vectors(ws: Workspace, dest: Path, entry: dict[str, str], server: Any)
 
 
 def _describe_vector_store(manifest: dict[str, Any]) -> str:
-    """One line for ``info()``: ``local`` or ``chroma-server <url> collection <name>``."""
-    entry = manifest.get("vector_store") or {"kind": "local"}
-    if entry.get("kind", "local") == "local":
-        return "local"
-    return f"{entry['kind']} {entry.get('url', '?')} collection {entry.get('collection', '?')}"
+    """One line for ``info()``: ``local`` or ``chroma-server <url> collection <name>`` (the kind's ``describe``)."""
+    kind, entry = vector_kinds.recorded(manifest)
+    return kind.describe(entry)

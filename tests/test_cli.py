@@ -92,18 +92,18 @@ def test_docs_on_abstracts_only_says_where_the_abstracts_are(workspace_path, wor
 def test_unknown_embedder_is_refused_before_anything_is_built_or_replaced(tmp_path, capsys):
     # Workspace.create resolved the embedder after building the graph: an unknown name left a half-written folder,
     # and with overwrite it had already deleted the old workspace.
-    from engram_kit.errors import DataError
+    from engram_kit.plugins import PluginError
     from engram_kit.settings import Settings
     from engram_kit.workspace import Workspace
 
     fresh = tmp_path / "fresh"
-    with pytest.raises(DataError, match="Unknown embedder 'no-such-model'"):
+    with pytest.raises(PluginError, match="Unknown embedder 'no-such-model'"):
         Workspace.create(fresh, settings=Settings(embedding_model="no-such-model"))
     assert not fresh.exists()
     old = tmp_path / "old"
     old.mkdir()
     (old / "manifest.json").write_text('{"kept": true}')
-    with pytest.raises(DataError, match="registered: .*static"):
+    with pytest.raises(PluginError, match="use one of .*static"):
         Workspace.create(old, settings=Settings(embedding_model="no-such-model"), overwrite=True)
     assert (old / "manifest.json").read_text() == '{"kept": true}'
     assert main(["init", "-w", str(fresh), "--embedder", "no-such-model"]) == 2

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from engram_kit.embeddings import EMBEDDERS, WINDOW_OVERLAP, EmbedderSpec, embedder_from_manifest, get_embedder
-from engram_kit.errors import DataError, EngramError, WorkspaceError
+from engram_kit.errors import EngramError, WorkspaceError
+from engram_kit.plugins import PluginError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -37,7 +38,7 @@ def test_builtin_backends_are_registered_with_complete_specs():
 
 
 def test_unknown_embedder_is_refused_with_the_registered_names():
-    with pytest.raises(DataError, match="toy-hash"):
+    with pytest.raises(PluginError, match="toy-hash"):
         get_embedder("no-such-model")
 
 

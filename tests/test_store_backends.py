@@ -17,11 +17,12 @@ import ladybug as lb
 import pandas as pd
 import pytest
 
-from engram_kit.errors import QueryError, ReadOnlyError, WorkspaceError
+from engram_kit.errors import QueryError, ReadOnlyError
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import schema_statements, statement
 from engram_kit.store.cypher_store import CypherStore
+from engram_kit.plugins import PluginError
 from engram_kit.store.registry import StoreBackend, backend_names, get_backend, register_backend, unregister_backend
 
 # --- the toy backend: everything a new backend has to write ------------------------------------------------------
@@ -112,9 +113,9 @@ def memory_backend():
 
 def test_the_builtin_backends_are_registered_and_unknown_names_are_refused():
     assert backend_names()[:2] == ("ladybug", "neo4j")
-    with pytest.raises(WorkspaceError, match="ladybug, neo4j"):
+    with pytest.raises(PluginError, match="ladybug, neo4j"):
         get_backend("postgres")
-    with pytest.raises(WorkspaceError, match="already registered"):
+    with pytest.raises(PluginError, match="already registered"):
         register_backend(get_backend("ladybug"))
 
 

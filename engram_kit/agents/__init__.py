@@ -1,7 +1,7 @@
 """Agents: a question fans out to specialised agents whose cited findings are merged into one answer.
 
 * :mod:`~engram_kit.agents.registry` -- the registered agents (name, routing rule, report and event type,
-  renderer); :mod:`~engram_kit.agents.builtin` registers the built-in ones;
+  renderer), in :data:`engram_kit.plugins.agents`; :mod:`~engram_kit.agents.builtin` defines the built-in ones;
 * :mod:`~engram_kit.agents.routing` -- which agents run, and why (visible to the user);
 * :mod:`~engram_kit.agents.literature`, :mod:`~engram_kit.agents.pathway`, :mod:`~engram_kit.agents.drug`
   (Hetionet metaedges), :mod:`~engram_kit.agents.phenotype` (Biolink graphs) -- the domain agents;
@@ -16,7 +16,7 @@ Examples
 >>> print(result.routing.describe())                                                            # doctest: +SKIP
 """
 
-from engram_kit.agents import builtin as builtin  # registers the built-in agents
+from engram_kit.agents import builtin as builtin  # the built-in specs (registered lazily in engram_kit.plugins)
 from engram_kit.agents.base import AgentContext
 from engram_kit.agents.drug import CompoundComparison, DrugAgent, DrugReport, Repurposing, auroc
 from engram_kit.agents.events import (

@@ -1,6 +1,6 @@
 """Registration of the built-in agents: literature, pathway, drug (Hetionet metaedges), phenotype (Biolink graphs).
 
-One :func:`~engram_kit.agents.registry.register_agent` line per agent; the rules live in
+One spec per agent, registered lazily by name in :mod:`engram_kit.plugins` (``plugins.agents``); the rules live in
 :mod:`engram_kit.agents.routing`, the agents in their own modules. The required labels and relationship types
 are what each agent's queries read (Hetionet v1.0, Himmelstein et al., eLife 2017): pathway membership and
 disease genes (pathway agent); compound targets, regulation, indications, pathways and disease genes (drug agent).
@@ -17,7 +17,7 @@ from engram_kit.agents.graph import GraphQueries
 from engram_kit.agents.literature import LiteratureAgent
 from engram_kit.agents.pathway import PathwayAgent, PathwayReport
 from engram_kit.agents.phenotype import PhenotypeAgent, PhenotypeReport
-from engram_kit.agents.registry import AgentSpec, register_agent, registered
+from engram_kit.agents.registry import AgentSpec
 from engram_kit.agents.routing import drug_route, literature_route, pathway_route, phenotype_route
 from engram_kit.answering import Answer, Claim
 from engram_kit.retrieval.results import ResolvedEntity
@@ -64,7 +64,3 @@ DRUG = AgentSpec("drug", DrugAgent, DrugReport, DrugEvent, drug_route,
 PHENOTYPE = AgentSpec("phenotype", PhenotypeAgent, PhenotypeReport, PhenotypeEvent, phenotype_route,
                       heading="From diseases and phenotypes", order=40, render=_phenotype_markdown,
                       requires_labels=("PhenotypicFeature",))
-
-for _spec in (LITERATURE, PATHWAY, DRUG, PHENOTYPE):
-    if registered(_spec.name) is None:  # re-importing this module (importlib.reload) keeps the registry
-        register_agent(_spec)

@@ -6,11 +6,14 @@ says how to build the agent, when it runs (its routing rule), which report type 
 carries that report, how synthesis titles its findings and how a notebook renders its report.
 
 Adding an agent is one new module (the agent class, its report dataclass with ``findings`` and
-``to_dict()``, its event class) plus one registration line::
+``to_dict()``, its event class) plus one registration line in :data:`engram_kit.plugins.agents` (or an entry point
+in the group ``engram_kit.agents``)::
 
-    register_agent(AgentSpec("toy", ToyAgent, ToyReport, ToyEvent, route=toy_route, heading="From the toy"))
+    plugins.agents.register("toy", AgentSpec("toy", ToyAgent, ToyReport, ToyEvent, route=toy_route,
+                                             heading="From the toy"))
 
-The built-in agents register in :mod:`engram_kit.agents.builtin` (imported by :mod:`engram_kit.agents`).
+The built-in agents' specs are defined in :mod:`engram_kit.agents.builtin` and registered lazily in
+:mod:`engram_kit.plugins` (listing their names imports no agent).
 Synthesis is not a domain agent: it always runs last, over the registered agents' reports.
 """
 
@@ -20,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engram_kit import plugins
 from engram_kit.agents.events import Event
 from engram_kit.errors import EngramError
 
@@ -116,35 +120,39 @@ class AgentSpec:
             object.__setattr__(self, "heading", f"From the {self.name} agent")
 
 
-_AGENTS: dict[str, AgentSpec] = {}
 #: Names that are not domain agents (synthesis runs last over the others; the router emits status events).
-RESERVED = frozenset({"synthesis", "router"})
+RESERVED = plugins.agents.reserved
+
+
+def _check_spec(name: str, obj: object) -> None:
+    """:attr:`engram_kit.plugins.Registry.validate` of the agents: an :class:`AgentSpec` of the same name."""
+    if not isinstance(obj, AgentSpec) or obj.name != name:
+        raise plugins.PluginError(f"The agent {name!r} must be an AgentSpec named {name!r}; got {obj!r}.")
+
+
+plugins.agents.validate = _check_spec
 
 
 def register_agent(spec: AgentSpec, *, replace: bool = False) -> AgentSpec:
-    """Register ``spec``; returns it.
+    """Deprecated alias of ``plugins.agents.register(spec.name, spec, ...)``; returns ``spec``.
 
     Raises
     ------
-    EngramError
+    PluginError
         If the name is reserved (``synthesis``, ``router``), or already registered and ``replace`` is False.
     """
-    if spec.name in RESERVED:
-        raise EngramError(f"{spec.name!r} is reserved; name the agent something else.")
-    if spec.name in _AGENTS and not replace:
-        raise EngramError(f"An agent named {spec.name!r} is already registered; pass replace=True to override it.")
-    _AGENTS[spec.name] = spec
-    return spec
+    return plugins.agents.register(spec.name, spec, description=spec.heading, replace=replace)
 
 
 def unregister_agent(name: str) -> None:
     """Remove the agent registered as ``name`` (tests); unknown names are ignored."""
-    _AGENTS.pop(name, None)
+    plugins.agents.unregister(name)
 
 
 def agent_specs() -> list[AgentSpec]:
-    """Registered agents in display order (``order``, then registration order)."""
-    ranked = sorted(enumerate(_AGENTS.values()), key=lambda item: (item[1].order, item[0]))
+    """Registered agents in display order (``order``, then registration order); imports every agent module."""
+    specs: list[AgentSpec] = [plugins.agents.get(name) for name in plugins.agents.names()]
+    ranked = sorted(enumerate(specs), key=lambda item: (item[1].order, item[0]))
     return [spec for _, spec in ranked]
 
 
@@ -153,19 +161,16 @@ def agent_spec(name: str) -> AgentSpec:
 
     Raises
     ------
-    EngramError
+    PluginError
         If no agent of that name is registered (the message lists the registered ones).
     """
-    try:
-        return _AGENTS[name]
-    except KeyError:
-        raise EngramError(f"No agent named {name!r} is registered; registered: {', '.join(_AGENTS) or 'none'}.") \
-            from None
+    spec: AgentSpec = plugins.agents.get(name)
+    return spec
 
 
 def registered(name: str) -> AgentSpec | None:
     """The spec registered as ``name``, or None."""
-    return _AGENTS.get(name)
+    return agent_spec(name) if name in plugins.agents else None
 
 
 def agent_names() -> list[str]:

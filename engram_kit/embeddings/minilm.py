@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engram_kit.embeddings.base import BaseEmbedder, EmbedderSpec, model_cache_dir, register_embedder
+from engram_kit.embeddings.base import BaseEmbedder, EmbedderSpec, model_cache_dir
 from engram_kit.errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,6 @@ class _MiniLMBase(BaseEmbedder):
         return [list(e.offsets) for e in encodings]
 
 
-@register_embedder("minilm-fp32")
 class MiniLMEmbedder(_MiniLMBase):
     """all-MiniLM-L6-v2 in fp32 through sentence-transformers, on the CPU, never downloading.
 
@@ -131,7 +130,6 @@ def _int8_spec(backend: str, version: str, detail: str = "") -> EmbedderSpec:
 _FORKED_SESSIONS: list[Any] = []
 
 
-@register_embedder("minilm-onnx-int8")
 class MiniLMOnnxInt8Embedder(_MiniLMBase):
     """all-MiniLM-L6-v2 as a fused, dynamically int8-quantised ONNX graph run by onnxruntime.
 
@@ -232,7 +230,6 @@ class MiniLMOnnxInt8Embedder(_MiniLMBase):
         return out
 
 
-@register_embedder("minilm-onnx-int8-v3")
 class MiniLMOnnxInt8V3Embedder(MiniLMOnnxInt8Embedder):
     """The int8 recipe of workspaces built before v4 (``SkipLayerNormalization`` fused), kept so that they
     reopen with the vectors they were built with (:func:`~engram_kit.embeddings.base.embedder_from_manifest`

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from engram_kit.embeddings.base import BaseEmbedder, EmbedderSpec, model_cache_dir, register_embedder
+from engram_kit.embeddings.base import BaseEmbedder, EmbedderSpec, model_cache_dir
 from engram_kit.embeddings.minilm import MINILM_NAME, MINILM_TOKENIZER, bundled_model_dir, bundled_tokenizer
 from engram_kit.errors import BackendUnavailableError
 
@@ -33,7 +33,6 @@ STATIC_DIMENSION = 256
 SIF_COEFFICIENT = 1e-4
 
 
-@register_embedder("static")
 class StaticEmbedder(BaseEmbedder):
     """Static embeddings distilled from the bundled MiniLM (see module docstring); 256 dimensions.
 

@@ -7,10 +7,11 @@ yourself if you want NER spans in addition to dictionary matches, e.g.::
 
     pip install https://s3-us-west-2.amazonaws.com/ai2-s2-scispacy/releases/v0.5.4/en_ner_bc5cdr_md-0.5.4.tar.gz
 
-engram-kit never downloads it. Besides installed spaCy packages, :data:`NER_BACKENDS` holds registered
-backends (:func:`register_ner`); the one shipped is ``bc5cdr-cnn``, a small spaCy pipeline trained offline on
+engram-kit never downloads it. Besides installed spaCy packages, :data:`engram_kit.plugins.ner` holds registered
+backends (:class:`NerBackend`: one registration line, ``plugins.ner.register("name", NerBackend(factory,
+available))``, or an entry point in the group ``engram_kit.ner``); the shipped ones are ``bc5cdr-cnn``, a small spaCy pipeline trained offline on
 the BC5CDR training split (``data/models/bc5cdr-ner``, built by ``data/models/build_bc5cdr_ner.py``; scores in
-``benchmarks/results/ner.md``). ``ner="auto"`` uses :data:`DEFAULT_NER_MODEL` when it is installed, else the
+``benchmarks/results/ner.md``) and ``bc5cdr-terms`` (:class:`TermTagger`). ``ner="auto"`` uses :data:`DEFAULT_NER_MODEL` when it is installed, else the
 bundled ``bc5cdr-cnn`` when its folder is present, else skips NER silently; naming a model or backend
 explicitly raises :class:`BackendUnavailableError` when it is absent.
 """
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from engram_kit import plugins
 from engram_kit.errors import BackendUnavailableError
 
 
@@ -57,15 +60,39 @@ class SpanTagger(Protocol):
 
 #: The bundled BC5CDR chemical/disease NER pipeline (spaCy folder; absent in a checkout that did not build it).
 BUNDLED_NER_DIR = Path(__file__).resolve().parents[2] / "data" / "models" / "bc5cdr-ner"
-#: Name of the bundled backend in :data:`NER_BACKENDS`.
+#: Name of the bundled backend in :data:`engram_kit.plugins.ner`.
 BUNDLED_NER = "bc5cdr-cnn"
 
-#: Registered NER backends: name -> (is it available?, factory). Extend with :func:`register_ner`.
-NER_BACKENDS: dict[str, tuple[Callable[[], bool], Callable[[], SpanTagger]]] = {}
+
+@dataclass(frozen=True)
+class NerBackend:
+    """One registered NER backend (an entry of :data:`engram_kit.plugins.ner`; ``EntityExtractor(ner=name)``).
+
+    Attributes
+    ----------
+    factory : callable
+        Builds the tagger (loads the model); called once per extractor.
+    available : callable
+        Whether the backend can be loaded here (files or packages present), without loading it.
+    """
+
+    factory: Callable[[], SpanTagger]
+    available: Callable[[], bool] = lambda: True
 
 
-def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable[[], SpanTagger]], Callable[[], SpanTagger]]:
-    """Decorator registering a NER backend factory under ``name`` (usable as ``EntityExtractor(ner=name)``).
+def _check_backend(name: str, obj: object) -> None:
+    """:attr:`engram_kit.plugins.Registry.validate` of the NER taggers: a :class:`NerBackend`."""
+    if not isinstance(obj, NerBackend):
+        raise plugins.PluginError(f"The NER tagger {name!r} must be a NerBackend(factory, available); got {obj!r}.")
+
+
+plugins.ner.validate = _check_backend
+
+
+def register_ner(name: str, available: Callable[[], bool], *, replace: bool = False,
+                 ) -> Callable[[Callable[[], SpanTagger]], Callable[[], SpanTagger]]:
+    """Deprecated alias: decorator registering ``NerBackend(factory, available)`` as ``name`` in
+    :data:`engram_kit.plugins.ner`.
 
     Parameters
     ----------
@@ -73,18 +100,26 @@ def register_ner(name: str, available: Callable[[], bool]) -> Callable[[Callable
         Backend name; must not collide with an installed spaCy package name you want to load directly.
     available : callable
         Returns whether the backend can be loaded here (files or packages present), without loading it.
+    replace : bool
+        Replace a backend of the same name (it used to be overwritten silently).
+
+    Raises
+    ------
+    PluginError
+        If ``name`` is taken and ``replace`` is False.
     """
     def wrap(factory: Callable[[], SpanTagger]) -> Callable[[], SpanTagger]:
-        NER_BACKENDS[name] = (available, factory)
+        plugins.ner.register(name, NerBackend(factory, available), replace=replace)
         return factory
     return wrap
 
 
 def ner_model_available(model: str = DEFAULT_NER_MODEL) -> bool:
     """True if ``model`` is a registered backend that is available or an installed spaCy package (no
-    import, no download)."""
-    if model in NER_BACKENDS:
-        return NER_BACKENDS[model][0]()
+    model load, no download)."""
+    if model in plugins.ner:
+        backend: NerBackend = plugins.ner.get(model)
+        return backend.available()
     return _is_spacy_package(model)
 
 
@@ -133,7 +168,6 @@ class NerTagger:
             yield [(e.start_char, e.end_char, e.label_) for e in doc.ents]
 
 
-@register_ner(BUNDLED_NER, available=lambda: (BUNDLED_NER_DIR / "meta.json").is_file())
 def bundled_ner() -> NerTagger:
     """The bundled BC5CDR chemical/disease tagger (labels ``Chemical``, ``Disease``): a spaCy CNN trained on
     the BC5CDR training split only (``data/models/README.md``)."""
@@ -143,7 +177,7 @@ def bundled_ner() -> NerTagger:
 #: The annotated-term list of the ``bc5cdr-terms`` tagger (built by ``scripts/make_corpus_terms.py`` from the
 #: BC5CDR training split only; ``data/synonyms/README.md``).
 CORPUS_TERMS_FILE = Path(__file__).resolve().parents[2] / "data" / "synonyms" / "vocabulary" / "bc5cdr-train-terms.tsv.gz"
-#: Name of the term tagger in :data:`NER_BACKENDS`.
+#: Name of the term tagger in :data:`engram_kit.plugins.ner`.
 CORPUS_TERMS = "bc5cdr-terms"
 
 
@@ -219,10 +253,14 @@ class TermTagger:
             yield self.spans(text)
 
 
-@register_ner(CORPUS_TERMS, available=lambda: CORPUS_TERMS_FILE.is_file())
 def corpus_terms() -> TermTagger:
     """The BC5CDR training-split term tagger (:class:`TermTagger` over :data:`CORPUS_TERMS_FILE`)."""
     return TermTagger.from_file()
+
+
+#: The built-in backends, registered lazily in :mod:`engram_kit.plugins` as ``bc5cdr-cnn`` and ``bc5cdr-terms``.
+BUNDLED_NER_BACKEND = NerBackend(bundled_ner, available=lambda: (BUNDLED_NER_DIR / "meta.json").is_file())
+CORPUS_TERMS_BACKEND = NerBackend(corpus_terms, available=lambda: CORPUS_TERMS_FILE.is_file())
 
 
 def load_ner(ner: str) -> SpanTagger | None:
@@ -232,8 +270,8 @@ def load_ner(ner: str) -> SpanTagger | None:
     ----------
     ner : str
         ``"off"``: no NER. ``"auto"``: :data:`DEFAULT_NER_MODEL` if installed, else the bundled
-        :data:`BUNDLED_NER` if present, else None (logged at debug). A name of :data:`NER_BACKENDS`: that
-        backend, required. Any other string: that installed spaCy package, required.
+        :data:`BUNDLED_NER` if present, else None (logged at debug). A name in :data:`engram_kit.plugins.ner`:
+        that backend, required. Any other string: that installed spaCy package, required.
 
     Returns
     -------
@@ -250,14 +288,14 @@ def load_ner(ner: str) -> SpanTagger | None:
         if _is_spacy_package(DEFAULT_NER_MODEL):
             return NerTagger(DEFAULT_NER_MODEL)
         if ner_model_available(BUNDLED_NER):
-            return NER_BACKENDS[BUNDLED_NER][1]()
+            return plugins.ner.get(BUNDLED_NER).factory()  # type: ignore[no-any-return]
         log.debug("NER skipped: neither %s nor %s is present (ner='auto')", DEFAULT_NER_MODEL, BUNDLED_NER)
         return None
-    if ner in NER_BACKENDS:
-        available, factory = NER_BACKENDS[ner]
-        if not available():
+    if ner in plugins.ner:
+        backend: NerBackend = plugins.ner.get(ner)
+        if not backend.available():
             raise BackendUnavailableError(f"The NER backend {ner!r} is not available here (for {BUNDLED_NER}: "
                                           f"{BUNDLED_NER_DIR} is missing; build it with data/models/"
                                           f"build_bc5cdr_ner.py), or use ner='off'.")
-        return factory()
+        return backend.factory()
     return NerTagger(ner)

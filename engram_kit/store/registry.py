@@ -1,9 +1,11 @@
 """Graph store backends by name: how a workspace creates and reopens its :class:`~engram_kit.store.base.GraphStore`.
 
-A workspace records its backend's name in ``manifest["backend"]`` and asks this registry for the store; it never
-branches on the name. A new backend is one module defining a :class:`~engram_kit.store.base.GraphStore` (usually a
-:class:`~engram_kit.store.cypher_store.CypherStore` subclass) plus one :func:`register_backend` line
-(``tests/test_store_backends.py`` adds a toy one that way).
+A workspace records its backend's name in ``manifest["backend"]`` and asks :data:`engram_kit.plugins.backends` for
+the store; it never branches on the name. A new backend is one module defining a
+:class:`~engram_kit.store.base.GraphStore` (usually a :class:`~engram_kit.store.cypher_store.CypherStore` subclass)
+plus one registration line, ``plugins.backends.register("name", StoreBackend(...))`` (``tests/test_store_backends.py``
+adds a toy one that way), or an entry point in the group ``engram_kit.backends``. The built-in ``ladybug`` and
+``neo4j`` entries below are registered lazily in :mod:`engram_kit.plugins`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engram_kit.errors import WorkspaceError
+from engram_kit import plugins
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.store.base import GraphStore
 
@@ -70,47 +72,46 @@ class StoreBackend:
     compact_note: str = ""
 
 
-_BACKENDS: dict[str, StoreBackend] = {}
+def _check_backend(name: str, obj: object) -> None:
+    """:attr:`engram_kit.plugins.Registry.validate` of the backends: a :class:`StoreBackend` of the same name."""
+    if not isinstance(obj, StoreBackend) or obj.name != name:
+        raise plugins.PluginError(f"The store backend {name!r} must be a StoreBackend named {name!r}; got {obj!r}.")
+
+
+plugins.backends.validate = _check_backend
 
 
 def register_backend(backend: StoreBackend, *, replace: bool = False) -> StoreBackend:
-    """Make ``backend`` available to workspaces under ``backend.name``; returns it.
+    """Deprecated alias of ``plugins.backends.register(backend.name, backend, ...)``; returns ``backend``.
 
     Raises
     ------
-    WorkspaceError
+    PluginError
         If the name is taken and ``replace`` is False.
     """
-    if backend.name in _BACKENDS and not replace:
-        raise WorkspaceError(f"A store backend named {backend.name!r} is already registered; pick another name "
-                             f"or pass replace=True.")
-    _BACKENDS[backend.name] = backend
-    return backend
+    return plugins.backends.register(backend.name, backend, description=backend.description, replace=replace)
 
 
 def unregister_backend(name: str) -> None:
-    """Remove a backend (tests that register a toy one clean up with this); unknown names are ignored."""
-    _BACKENDS.pop(name, None)
+    """Deprecated alias of ``plugins.backends.unregister(name)``."""
+    plugins.backends.unregister(name)
 
 
 def backend_names() -> tuple[str, ...]:
-    """Names of the registered backends, in registration order (``ladybug`` first)."""
-    return tuple(_BACKENDS)
+    """Names of the registered backends, in registration order (``ladybug`` first); imports no backend."""
+    return plugins.backends.names()
 
 
 def get_backend(name: str) -> StoreBackend:
-    """The backend registered as ``name``.
+    """The backend registered as ``name`` (``plugins.backends.get``).
 
     Raises
     ------
-    WorkspaceError
+    PluginError
         For an unknown name, listing the registered ones.
     """
-    try:
-        return _BACKENDS[name]
-    except KeyError:
-        raise WorkspaceError(f"Unknown graph backend {name!r}; use one of {', '.join(_BACKENDS)} "
-                             f"(or register one with engram_kit.store.registry.register_backend).") from None
+    backend: StoreBackend = plugins.backends.get(name)
+    return backend
 
 
 # --- the built-in backends --------------------------------------------------------------------------------------
@@ -167,8 +168,9 @@ def _neo4j_reopen(path: Path, manifest: dict[str, Any], read_only: bool, options
     return Neo4jStore(config, read_only=read_only)
 
 
-register_backend(StoreBackend("ladybug", _ladybug_create, _ladybug_reopen,
-                              "embedded LadybugDB file in the workspace folder (default)", compact=_ladybug_compact))
-register_backend(StoreBackend("neo4j", _neo4j_create, _neo4j_reopen,
-                              "Neo4j 5 server + Graph Data Science (PPR on the server); docs/scaling-out.md",
-                              compact_note="the graph is on Neo4j, which reuses freed store space itself"))
+#: The built-in backends, registered lazily in :mod:`engram_kit.plugins` as ``ladybug`` and ``neo4j``.
+LADYBUG = StoreBackend("ladybug", _ladybug_create, _ladybug_reopen,
+                       "embedded LadybugDB file in the workspace folder (default)", compact=_ladybug_compact)
+NEO4J = StoreBackend("neo4j", _neo4j_create, _neo4j_reopen,
+                     "Neo4j 5 server + Graph Data Science (PPR on the server); docs/scaling-out.md",
+                     compact_note="the graph is on Neo4j, which reuses freed store space itself")
