@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_kit.store.cypher import lint_payload
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS, lint_payload
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "lint_cypher.mjs"
@@ -51,7 +51,7 @@ def test_every_neo4j_statement_lints_clean():
 
 
 def test_the_linter_catches_broken_statements():
-    payload = lint_payload("neo4j")
+    payload = lint_payload(NEO4J_STATEMENTS)
     payload["statements"] = [
         {"name": "syntax", "text": "MATCH (n:Gene {id: $id} RETURN n"},
         {"name": "label", "text": "MATCH (n:Genes) WHERE n.id IN $ids RETURN n.id AS id"},
@@ -70,7 +70,7 @@ def test_every_neo4j_statement_of_a_kgx_workspace_lints_clean():
     from engram_kit.kg.kgx import load_kgx
 
     kg = load_kgx(REPO / "data" / "kgx" / "graph_nodes.tsv", REPO / "data" / "kgx" / "graph_edges.tsv", progress=False)
-    payload = lint_payload("neo4j", kg.schema)
+    payload = lint_payload(NEO4J_STATEMENTS, kg.schema)
     texts = " ".join(s["text"] for s in payload["statements"])
     assert "HAS_PHENOTYPE" in texts and "r.negated" in texts and "BINDS_CbG" not in texts
     report = _lint(payload)

@@ -164,7 +164,7 @@ class GraphFacts:
         claims."""
         from engram_kit.evidence.plans import plan_queries
 
-        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.dialect, ITEM_POOL)
+        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.statements, ITEM_POOL)
         rows = _records(self.store.read_only_query(listing.cypher, listing.parameters))
         n = None
         if total is not None:
