@@ -113,7 +113,7 @@ class GraphFacts:
 
     Parameters
     ----------
-    store : the workspace graph store (``read_only_query`` and ``dialect`` are used).
+    store : the workspace graph store (``read_only_query`` and its statement pack, ``statements``, are used).
     schema : the graph schema (default: the store's, else Hetionet v1.0).
     graph_name : name shown in citations (``"Hetionet"``).
     top_n : claims listed, >= 1.

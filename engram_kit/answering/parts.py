@@ -224,12 +224,12 @@ def _path_links(facts: GraphFacts, label: str, ids: list[str], b_label: str, b_i
                     found.setdefault(spec.rel_type, False)
         return found
 
-    # the relationship-type expression in the store's own dialect (its statement pack)
-    r1_type, r2_type = (facts.store.statements.fragment("rel_type", rel=rel) for rel in ("r1", "r2"))
     for middle in schema.labels:
         first, second = rels(label, middle), rels(middle, b_label)
         if not first or not second or middle in (label,):
             continue
+        # the relationship-type expression in the store's own dialect (its statement pack)
+        r1_type, r2_type = (facts.store.statements.fragment("rel_type", rel=rel) for rel in ("r1", "r2"))
         frame = facts.store.read_only_query(
             f"MATCH (t:{label})-[r1:{'|'.join(first)}]-(m:{middle})-[r2:{'|'.join(second)}]-(b:{b_label} {{id: $b}}) "
             f"WHERE t.id IN $ids RETURN DISTINCT t.id AS id, {r1_type} AS r1, m.id AS m, {r2_type} AS r2",

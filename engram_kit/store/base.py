@@ -179,7 +179,7 @@ class GraphStore(ABC):
         """Delete those of ``nounphrase_ids`` that nothing mentions and no alias points to; return how many."""
 
     def run_statement(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
-        """Run a *read* statement of this store's pack (:attr:`statements`) by name (agents use this).
+        """Run a statement of this store's pack (:attr:`statements`) by name (the agents' reads, the ingest's commit).
 
         ``identifiers`` fill ``{label}``-style placeholders with schema identifiers only; values go in
         ``parameters``. Raises :class:`~engram_kit.errors.QueryError` for a name the pack lacks.

@@ -47,6 +47,12 @@ PORTABLE_STATEMENTS: dict[str, str] = {
     "merge_same_as": "UNWIND $rows AS row MATCH (n:NounPhrase {id: row.nounphrase_id}) "
                      "MATCH (h:NounPhrase {id: row.hub_id}) MERGE (n)-[r:SAME_AS]->(h) RETURN count(r) AS n",
     "set_article_status": "MATCH (a:Article {id: $id}) SET a.status = $status, a.error = $error RETURN count(a) AS n",
+    # The commit point of an ingest batch (engram_kit.ingestion.pipeline.mark_complete): its articles complete.
+    "mark_articles_complete": "UNWIND $ids AS i MATCH (a:Article {id: i}) SET a.status = 'complete' "
+                              "RETURN count(a) AS n",
+    # Passage ids, their article and the article's status and source (engram_kit.ingestion.consistency).
+    "passages_with_status": "MATCH (a:Article) OPTIONAL MATCH (p:Passage) WHERE p.article_id = a.id "
+                            "RETURN a.id AS article_id, a.status AS status, a.source AS source, p.id AS passage_id",
     # --- reads -------------------------------------------------------------------------------------
     # {label}: one domain label or NounPhrase.
     "nodes_by_id": "MATCH (n:{label}) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name",
