@@ -3,7 +3,7 @@
 Two sources, each used where it is fast and backend-independent:
 
 * **Typed neighbourhoods** (targets of a compound, members of a pathway...) are registered Cypher
-  statements (``agent_neighbours``, ``agent_neighbour_counts`` in :mod:`engram_kit.store.cypher`) run
+  statements (``agent_neighbours``, ``agent_neighbour_counts`` of the store's statement pack) run
   through :meth:`GraphStore.run_statement`. Every query is recorded (:class:`QueryRecord`) so a run
   bundle can show exactly which queries produced which rows.
 * **Edges with their meaning** (a gene's phenotypes on a Biolink graph...) are the schema-generic
