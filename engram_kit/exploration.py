@@ -31,7 +31,6 @@ from engram_kit.answering.assertions import assertion_text
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import statement
 
 #: Most edges returned per direction by :func:`neighbourhood` unless the caller asks otherwise.
 DEFAULT_NEIGHBOUR_LIMIT = 300
@@ -293,7 +292,7 @@ def neighbourhood(store: GraphStore, node_id: str, *, rel_types: set[str] | list
         name, kind = str(found["name"].iloc[0]), label_to_kind[str(found["label"].iloc[0])]
     frames, truncated = [], False
     for direction, statement_name in (("out", "neighbours_out"), ("in", "neighbours_in")):
-        text = statement(statement_name, store.dialect, schema=schema)
+        text = store.statements.statement(statement_name, schema=schema)
         # the relationship-type filter runs in the query, so ``limit`` counts only the wanted edges
         frame = store.query(text, {"id": node_id, "limit": int(limit),
                                    "rel_types": sorted(wanted) if wanted else list(schema.rel_types)})

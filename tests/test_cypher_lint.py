@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_kit.store.cypher import lint_payload
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS, lint_payload
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "lint_cypher.mjs"
@@ -51,7 +51,7 @@ def test_every_neo4j_statement_lints_clean():
 
 
 def test_the_linter_catches_broken_statements():
-    payload = lint_payload("neo4j")
+    payload = lint_payload(NEO4J_STATEMENTS)
     payload["statements"] = [
         {"name": "syntax", "text": "MATCH (n:Gene {id: $id} RETURN n"},
         {"name": "label", "text": "MATCH (n:Genes) WHERE n.id IN $ids RETURN n.id AS id"},
@@ -70,9 +70,38 @@ def test_every_neo4j_statement_of_a_kgx_workspace_lints_clean():
     from engram_kit.kg.kgx import load_kgx
 
     kg = load_kgx(REPO / "data" / "kgx" / "graph_nodes.tsv", REPO / "data" / "kgx" / "graph_edges.tsv", progress=False)
-    payload = lint_payload("neo4j", kg.schema)
+    payload = lint_payload(NEO4J_STATEMENTS, kg.schema)
     texts = " ".join(s["text"] for s in payload["statements"])
     assert "HAS_PHENOTYPE" in texts and "r.negated" in texts and "BINDS_CbG" not in texts
+    report = _lint(payload)
+    problems = [f"{p['severity']}: {p['name']}: {p['message']}" for p in report["problems"]]
+    assert report["errors"] == 0 and report["warnings"] == 0, "\n".join(problems[:20])
+
+
+def test_the_evidence_desks_neo4j_queries_lint_clean():
+    """The desk's keyword templates and intent plans on a Neo4j store (portable Cypher around the Neo4j pack's
+    fragments: ``split``, ``collect(...)[0..n]``) pass Neo4j's parser: the desk's dialect pieces are the pack's."""
+    from engram_kit.answering.intent import parse_intent
+    from engram_kit.evidence.plans import plan_queries
+    from engram_kit.evidence.templates import TEMPLATE_KINDS, TEMPLATES, template_cypher
+    from engram_kit.kg.schema import HETIONET_SCHEMA
+
+    texts = [{"name": f"template[{t.name},{kind}]", "text": template_cypher(t.name, kind, NEO4J_STATEMENTS)}
+             for t in TEMPLATES for kind in TEMPLATE_KINDS]
+    for question, anchor in (("What treats type 2 diabetes?", ("type 2 diabetes", "Disease")),  # one hop
+                             ("Which side effects do drugs treating type 2 diabetes cause?",
+                              ("type 2 diabetes", "Disease")),  # two hops: first_distinct
+                             ("How many genes does metformin bind?", ("metformin", "Compound")),
+                             ("Which compounds treat the most diseases?", None),  # rank
+                             ("How many genes are there?", None)):  # count of a kind
+        intent = parse_intent(question, [anchor] if anchor else [], HETIONET_SCHEMA)
+        assert intent.known, question
+        listing, total = plan_queries(intent, "Disease::DOID:9352", "x", HETIONET_SCHEMA, NEO4J_STATEMENTS)
+        texts += [{"name": f"plan[{question}]", "text": q.cypher} for q in (listing, total) if q is not None]
+    assert any("[0..3]" in t["text"] for t in texts) and any("size(split(" in t["text"] for t in texts)
+    payload = lint_payload(NEO4J_STATEMENTS)
+    payload["statements"] = texts
+    payload["schema"]["functions"] = [*payload["schema"]["functions"], "size", "split"]  # the desk's own calls
     report = _lint(payload)
     problems = [f"{p['severity']}: {p['name']}: {p['message']}" for p in report["problems"]]
     assert report["errors"] == 0 and report["warnings"] == 0, "\n".join(problems[:20])

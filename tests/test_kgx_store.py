@@ -13,7 +13,7 @@ import pytest
 from engram_kit.errors import DataError, WorkspaceError
 from engram_kit.kg.kgx import load_kgx
 from engram_kit.kg.schema import HETIONET_SCHEMA
-from engram_kit.store.cypher import statement
+from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
 from engram_kit.store.ladybug import LadybugStore
 
 KGX = Path(__file__).parents[1] / "data" / "kgx"
@@ -128,8 +128,9 @@ def test_edges_must_fit_the_schema(tmp_path, kg):
 
 
 def test_only_schema_identifiers_reach_cypher(kg):
-    assert "HAS_PHENOTYPE" in statement("edges_among", "ladybug", schema=kg.schema)
-    assert "(r.negated IS NULL OR r.negated = false)" in statement("rel_endpoints_asserted", "ladybug",
-                                                                     schema=kg.schema, rel_type="HAS_PHENOTYPE")
+    statement = LADYBUG_STATEMENTS.statement
+    assert "HAS_PHENOTYPE" in statement("edges_among", schema=kg.schema)
+    assert "(r.negated IS NULL OR r.negated = false)" in statement("rel_endpoints_asserted", schema=kg.schema,
+                                                                     rel_type="HAS_PHENOTYPE")
     with pytest.raises(DataError, match="not a label or relationship type of the kgx schema"):
-        statement("count_nodes", "ladybug", schema=kg.schema, label="Compound")
+        statement("count_nodes", schema=kg.schema, label="Compound")

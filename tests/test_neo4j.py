@@ -17,12 +17,14 @@ from engram_kit.retrieval.gds import GDSPPREngine, GDSProjection, pagerank_param
 from engram_kit.retrieval.ppr import personalized_pagerank
 from engram_kit.retrieval.retriever import Retriever
 from engram_kit.settings import Settings
-from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
 from engram_kit.store.neo4j import Neo4jConfig, Neo4jStore
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 
 pytest.importorskip("neo4j", reason="the Neo4j backend needs the 'neo4j' extra: pip install 'engram-kit[neo4j]'")
 
 SECRET = "s3cr3t-Pa55"
+#: The text of a Neo4j statement by name (the backend's own pack).
+statement = NEO4J_STATEMENTS.statement
 TOKEN = "eyJ-token-value"
 
 
@@ -176,9 +178,9 @@ def test_schema_setup_sends_constraints_then_indexes(fake_store):
     store, driver = fake_store
     sent = [c["cypher"] for c in driver.server.calls if "cypher" in c]
     # read the stored schema first (none on a new database), then DDL, then store the schema
-    assert sent[0] == statement("read_meta", "neo4j") and sent[-1] == statement("write_meta", "neo4j")
+    assert sent[0] == statement("read_meta") and sent[-1] == statement("write_meta")
     sent = sent[1:-1]
-    assert sent == schema_statements("neo4j") + neo4j_index_statements()
+    assert sent == NEO4J_STATEMENTS.ddl()
     assert len(sent) == 16 + 16
     assert "CREATE CONSTRAINT gene_id IF NOT EXISTS FOR (n:Gene) REQUIRE n.id IS UNIQUE" in sent
     assert "CREATE INDEX passage_article_id IF NOT EXISTS FOR (n:Passage) ON (n.article_id)" in sent
@@ -195,13 +197,13 @@ def test_bulk_load_batches_rows_with_registry_statements(fake_store, sample_path
     store.load_knowledge_graph(nodes, edges, progress=False)
     unwinds = [c for c in driver.server.calls if "cypher" in c and "$rows" in c["cypher"]]
     for label in ("Compound", "Disease", "Gene"):
-        text = statement("copy_node_table", "neo4j", label=label)
+        text = statement("copy_node_table", label=label)
         batches = [c["params"]["rows"] for c in unwinds if c["cypher"] == text]
         n = int((nodes["kind"] == label).sum())
         assert len(batches) == math.ceil(n / 1000) and sum(map(len, batches)) == n
         assert all(len(b) <= 1000 for b in batches)
         assert set(batches[0][0]) == {"id", "name", "identifier"}
-    text = statement("copy_rel_table", "neo4j", rel_type="BINDS_CbG", source_label="Compound", target_label="Gene")
+    text = statement("copy_rel_table", rel_type="BINDS_CbG", source_label="Compound", target_label="Gene")
     batches = [c["params"]["rows"] for c in unwinds if c["cypher"] == text]
     assert sum(map(len, batches)) == int((edges["metaedge"] == "CbG").sum())
     row = batches[0][0]
@@ -231,10 +233,10 @@ def test_literature_batch_is_one_transaction_committed(fake_store):
     in_tx = [c for c in driver.server.calls if "cypher" in c]
     assert in_tx and all(c["tx"] is begins[0] for c in in_tx)
     merges = {c["cypher"]: c["params"] for c in in_tx}
-    rows = merges[statement("merge_maps_to", "neo4j", label="Compound")]["rows"]
+    rows = merges[statement("merge_maps_to", label="Compound")]["rows"]
     assert rows == [{"nounphrase_id": "np:Compound:donepezil", "entity_id": "Compound::DB00843",
                      "confidence": 0.97, "method": "exact"}]
-    passage_rows = merges[statement("create_passages", "neo4j")]["rows"]
+    passage_rows = merges[statement("create_passages")]["rows"]
     assert passage_rows[0]["idx"] == 0 and "index" not in passage_rows[0]
     assert store.generation == 1
 
@@ -253,7 +255,7 @@ def test_read_only_store_refuses_writes_before_the_server(config):
     driver = FakeDriver()
     store = Neo4jStore(config, driver=driver, read_only=True)
     # opening reads the stored graph schema, in a READ session; nothing else may reach the server
-    assert [(c["cypher"], c["access"]) for c in driver.server.calls] == [(statement("read_meta", "neo4j"), "READ")]
+    assert [(c["cypher"], c["access"]) for c in driver.server.calls] == [(statement("read_meta"), "READ")]
     driver.server.calls.clear()
     for call in (lambda: store.write_literature(_batch()), lambda: store.delete_article("pubmed:1"),
                  store.create_schema):
@@ -309,13 +311,13 @@ class FakeGDS:
         import pandas as pd
 
         self.calls.append((query, params))
-        if query == statement("gds_graph_exists", "neo4j"):
+        if query == statement("gds_graph_exists"):
             return pd.DataFrame({"exists": [False]})
-        if query == statement("gds_project_retrieval_graph", "neo4j"):
+        if query == statement("gds_project_retrieval_graph"):
             return pd.DataFrame({"graph_name": [params["graph_name"]], "node_count": [10], "relationship_count": [20]})
         if query.startswith("MATCH (n:") and "elementId" in query:
             return pd.DataFrame({"id": params["ids"], "element_id": [f"4:x:{i}" for i in params["ids"]]})
-        if query == statement("gds_pagerank_stream", "neo4j"):
+        if query == statement("gds_pagerank_stream"):
             index = self.graph.index
             seeds = {index[s["element_id"].split(":", 2)[2]]: s["weight"] for s in params["seeds"]}
             x = personalized_pagerank(self.graph, seeds, damping=params["damping_factor"], tol=1e-10,
@@ -336,7 +338,7 @@ def test_projection_lifecycle_sends_registry_statements():
     assert sent == ["gds_graph_drop", "gds_project_retrieval_graph", "gds_graph_drop",
                     "gds_project_retrieval_graph", "gds_graph_drop"]
     assert all(p == {"graph_name": "ws_a"} for _, p in gds.calls)
-    text = statement("gds_project_retrieval_graph", "neo4j")
+    text = statement("gds_project_retrieval_graph")
     assert "undirectedRelationshipTypes: ['*']" in text and "relationshipProperties: {weight: weight}" in text
     assert "WHEN 'MAPS_TO' THEN r.confidence WHEN 'MENTIONS' THEN toFloat(r.count)" in text
 
@@ -349,9 +351,10 @@ def test_old_gds_is_refused():
 
 
 def statement_name(query: str) -> str:
-    from engram_kit.store.cypher import NEO4J_ONLY_STATEMENTS
+    from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
 
-    return next((n for n in NEO4J_ONLY_STATEMENTS if statement(n, "neo4j") == query), "element_ids")
+    return next((n for n in NEO4J_STATEMENTS.names() if n not in LADYBUG_STATEMENTS and statement(n) == query),
+                "element_ids")
 
 
 def test_pagerank_parameter_mapping():
@@ -372,7 +375,7 @@ def test_gds_engine_matches_embedded_ppr_on_the_sample_graph(workspace):
     assert abs(float(result.scores.sum()) - 1.0) < 1e-5
     assert np.abs(result.scores - expected).sum() < 1e-5
     assert result.converged and result.residual < 1e-5
-    stream = [p for q, p in gds.calls if q == statement("gds_pagerank_stream", "neo4j")][0]
+    stream = [p for q, p in gds.calls if q == statement("gds_pagerank_stream")][0]
     assert stream["graph_name"] == "engram_retrieval"
     assert stream["tolerance"] == pytest.approx(settings.ppr_tol / graph.n_nodes)
     weights = sorted(s["weight"] for s in stream["seeds"])

@@ -11,9 +11,11 @@ import pytest
 
 from engram_kit.errors import DataError, QueryError, QueryGuardError
 from engram_kit.evidence import DeskLimits, check_query
-from engram_kit.evidence.templates import TEMPLATE_CYPHER, template_cypher
+from engram_kit.evidence.templates import TEMPLATES, template_cypher
 from engram_kit.ingestion.chunking import MAX_PASSAGE_TOKENS, OVERLAP_TOKENS, TARGET_PASSAGE_TOKENS, chunk_text
 from engram_kit.settings import Settings
+from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 from engram_kit.text import split_sentences, split_statements
 
 
@@ -125,10 +127,10 @@ def test_the_guard_and_templates_take_the_limits():
     assert check_query(query).max_hops == 3
     with pytest.raises(QueryGuardError, match="at most 2"):
         check_query(query, max_hops=2)
-    name = next(iter(TEMPLATE_CYPHER))
-    assert template_cypher(name, "list", "ladybug").endswith("LIMIT 25")
-    assert template_cypher(name, "list", "ladybug", limit=7).endswith("LIMIT 7")
-    assert template_cypher(name, "count", "neo4j", limit=7) == TEMPLATE_CYPHER[name]["count"]["neo4j"]
+    name = TEMPLATES[0].name
+    assert template_cypher(name, "list", LADYBUG_STATEMENTS).endswith("LIMIT 25")
+    assert template_cypher(name, "list", LADYBUG_STATEMENTS, limit=7).endswith("LIMIT 7")
+    assert template_cypher(name, "count", NEO4J_STATEMENTS, limit=7) == template_cypher(name, "count", NEO4J_STATEMENTS)
 
 
 def test_plans_take_top_n():
@@ -138,7 +140,7 @@ def test_plans_take_top_n():
 
     intent = parse_intent("What treats type 2 diabetes?", [("type 2 diabetes", "Disease")], HETIONET_SCHEMA)
     assert intent.known
-    listing, _ = plan_queries(intent, "Disease::DOID:9352", "type 2 diabetes", HETIONET_SCHEMA, "ladybug", 3)
+    listing, _ = plan_queries(intent, "Disease::DOID:9352", "type 2 diabetes", HETIONET_SCHEMA, LADYBUG_STATEMENTS, 3)
     assert listing.cypher.rstrip().endswith("LIMIT 3")
 
 

@@ -44,11 +44,11 @@ from engram_kit.store.cypher import (
     DOMAIN_REL_TYPES,
     LITERATURE_LABELS,
     LITERATURE_REL_TYPES,
-    STATEMENTS,
-    schema_statements,
-    statement,
 )
 from engram_kit.store.ladybug import LadybugStore
+from engram_kit.store.statements import FRAGMENTS, pack_named
+from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS, LadybugStatements
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "data" / "hetionet"
@@ -181,29 +181,68 @@ def _literature_counts(store: LadybugStore) -> dict[str, int]:
     return {k: counts[k] for k in LITERATURE_LABELS + LITERATURE_REL_TYPES}
 
 
-# --- Cypher registry ---------------------------------------------------------------------------------------
-def test_every_statement_has_a_ladybug_version():
-    assert all("ladybug" in by_dialect for by_dialect in STATEMENTS.values())
+# --- statement packs -----------------------------------------------------------------------------------------
+def test_the_embedded_pack_has_every_statement_the_server_pack_has_but_gds():
+    """Every statement the shared store code runs exists in both packs; only Neo4j's GDS/element-id calls and the
+    LadybugDB bulk/frame forms are one-sided."""
+    neo4j_only = set(NEO4J_STATEMENTS.names()) - set(LADYBUG_STATEMENTS.names())
+    assert neo4j_only == {"element_ids", "gds_graph_exists", "gds_graph_drop", "gds_project_retrieval_graph",
+                          "gds_project_estimate", "gds_pagerank_stream", "gds_pagerank_stream_uniform"}
+    ladybug_only = set(LADYBUG_STATEMENTS.names()) - set(NEO4J_STATEMENTS.names())
+    assert ladybug_only == {"copy_rel_table_pair"} | {n for n in LADYBUG_STATEMENTS.names() if n.startswith("load_")}
+    assert LadybugStore.statements is LADYBUG_STATEMENTS and pack_named("neo4j") is NEO4J_STATEMENTS
 
 
 def test_statement_fills_schema_identifiers_only():
-    assert statement("count_nodes", "ladybug", label="Gene") == "MATCH (n:Gene) RETURN count(n) AS n"
+    assert LADYBUG_STATEMENTS.statement("count_nodes", label="Gene") == "MATCH (n:Gene) RETURN count(n) AS n"
     with pytest.raises(DataError, match="not a label or relationship type"):
-        statement("count_nodes", "ladybug", label="Gene) DETACH DELETE (n")
-    with pytest.raises(QueryError, match="Unknown Cypher statement"):
-        statement("no_such_statement", "ladybug")
-    with pytest.raises(QueryError, match="no 'cypher9'"):
-        statement("count_nodes", "cypher9")
+        LADYBUG_STATEMENTS.statement("count_nodes", label="Gene) DETACH DELETE (n")
+    with pytest.raises(QueryError, match="The ladybug statement pack has no Cypher statement 'no_such_statement'"):
+        LADYBUG_STATEMENTS.statement("no_such_statement")
+    with pytest.raises(QueryError, match="has no Cypher statement 'gds_graph_drop'"):
+        LADYBUG_STATEMENTS.statement("gds_graph_drop")
+    with pytest.raises(QueryError, match="No statement pack 'cypher9'"):
+        pack_named("cypher9")
+
+
+def test_fragments_are_each_dialects_own_text():
+    """The desk's dialect pieces come from the packs: LadybugDB's string_split/list_slice/label(), Neo4j's
+    split/[0..n]/type()/labels()[0]; a pack missing one, or using other slots, is refused when it is built."""
+    assert LADYBUG_STATEMENTS.fragment("split_count", expr="r.sources") == \
+        "CASE WHEN r.sources IS NULL OR r.sources = '' THEN 0 ELSE size(string_split(r.sources, '|')) END"
+    assert NEO4J_STATEMENTS.fragment("split_count", expr="r.sources") == \
+        "CASE WHEN r.sources IS NULL OR r.sources = '' THEN 0 ELSE size(split(r.sources, '|')) END"
+    assert LADYBUG_STATEMENTS.fragment("first_distinct", expr="v.id", n=3) == "list_slice(collect(DISTINCT v.id), 0, 3)"
+    assert [p.fragment("rel_type", rel="r") for p in (LADYBUG_STATEMENTS, NEO4J_STATEMENTS)] == ["label(r)", "type(r)"]
+    assert NEO4J_STATEMENTS.fragment("node_label", node="e") == "labels(e)[0]"
+    with pytest.raises(QueryError, match="takes slots"):
+        NEO4J_STATEMENTS.fragment("rel_type", node="r")
+    with pytest.raises(QueryError, match="lacks the fragment 'node_label'"):
+        LadybugStatements("broken", {}, prompt_note="",
+                          fragments={k: v for k, v in LADYBUG_STATEMENTS.fragments.items() if k != "node_label"})
+    with pytest.raises(QueryError, match="must use exactly"):
+        LADYBUG_STATEMENTS.derive("broken", fragments={"rel_type": "label(x)"})
+    assert set(FRAGMENTS) == set(LADYBUG_STATEMENTS.fragments) == set(NEO4J_STATEMENTS.fragments)
+
+
+def test_the_deprecated_dialect_functions_still_answer():
+    from engram_kit.store.cypher import schema_statements, statement
+
+    with pytest.warns(DeprecationWarning, match="store.statements"):
+        assert statement("count_nodes", "neo4j", label="Gene") == NEO4J_STATEMENTS.statement("count_nodes", label="Gene")
+    with pytest.warns(DeprecationWarning):
+        assert schema_statements("ladybug") == LADYBUG_STATEMENTS.schema_statements()
 
 
 def test_schema_statements_cover_the_graph_model():
-    ddl = schema_statements("ladybug")
+    ddl = LADYBUG_STATEMENTS.schema_statements()
     assert len(ddl) == 11 + 4 + 1 + 24 + 5  # domain, literature, metadata, metaedges, literature rels
     assert any(s.startswith("CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Passage TO NounPhrase, "
                             "FROM Section TO NounPhrase, FROM Article TO NounPhrase, count INT64)") for s in ddl)
     maps_to = next(s for s in ddl if " MAPS_TO(" in s)
     assert all(f"TO {label}" in maps_to for label in DOMAIN_LABELS)
-    assert len(schema_statements("neo4j")) == 16
+    assert len(NEO4J_STATEMENTS.schema_statements()) == 16 and len(NEO4J_STATEMENTS.index_statements()) == 16
+    assert LADYBUG_STATEMENTS.ddl() == ddl and LADYBUG_STATEMENTS.index_statements() == []
 
 
 # --- knowledge graph load ------------------------------------------------------------------------------------

@@ -1,10 +1,14 @@
-"""The store seam (issue 15, item 1): a graph backend is one module plus one registration line.
+"""The store seam (issue 15, item 1; issue 33 item 4): a graph backend is one module, its statement pack and one
+registration line.
 
 The toy backend below keeps each workspace's graph in an in-memory LadybugDB database owned by this module (a
 stand-in for "some other Cypher engine"). It implements only the primitives :class:`CypherStore` asks for
 (execute, transaction, writability) and the lifecycle/load methods of :class:`GraphStore`; every read, the
-literature write path, delete and the document repository come from the shared base. The one registration line
-is the ``register_backend(...)`` call in the fixture; nothing else in the product is touched.
+literature write path, delete and the document repository come from the shared base. Its dialect is its own
+statement pack, :data:`MEMORY_STATEMENTS`, written here in one place: LadybugDB's pack with a statement, a fragment
+of the evidence desk and the desk's prompt note changed, so the test can see that the store, the desk's templates
+and plans and the answer layer send the toy's text. The one registration line is the ``register_backend(...)``
+call in the fixture; nothing else in the product is touched.
 """
 
 from __future__ import annotations
@@ -20,19 +24,31 @@ import pytest
 from engram_kit.errors import QueryError, ReadOnlyError
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import schema_statements, statement
 from engram_kit.store.cypher_store import CypherStore
 from engram_kit.plugins import PluginError
 from engram_kit.store.registry import StoreBackend, backend_names, get_backend, register_backend, unregister_backend
+from engram_kit.store.statements import StatementPack
+from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
 
 # --- the toy backend: everything a new backend has to write ------------------------------------------------------
 _SERVERS: dict[str, tuple[Any, GraphSchema]] = {}  # the "server": one in-memory database per workspace
+_SENT: list[str] = []  # every Cypher text the toy ran, to check it is the toy's own dialect
+
+#: The toy's dialect: its own pack, derived from LadybugDB's with three texts of its own (equivalent Cypher, told
+#: apart by the marker ``count(*)`` / the parentheses / the note).
+MEMORY_STATEMENTS: StatementPack = LADYBUG_STATEMENTS.derive(
+    "memory",
+    statements={"count_nodes": "MATCH (n:{label}) RETURN count(*) AS n"},
+    fragments={"split_count": "(CASE WHEN {expr} IS NULL OR {expr} = '' THEN 0 "
+                              "ELSE size(string_split({expr}, '|')) END)"},
+    prompt_note="the toy memory dialect (LadybugDB Cypher; use label(n))",
+)
 
 
 class MemoryStore(CypherStore):
     """Toy Cypher backend: an in-memory LadybugDB database per name, kept for the life of the process."""
 
-    dialect = "ladybug"
+    statements = MEMORY_STATEMENTS
 
     def __init__(self, name: str, *, schema: GraphSchema | None = None, read_only: bool = False) -> None:
         if name not in _SERVERS:
@@ -44,6 +60,7 @@ class MemoryStore(CypherStore):
             self.create_schema()
 
     def _execute(self, cypher: str, parameters: dict[str, Any] | None = None, *, what: str = "query") -> pd.DataFrame:
+        _SENT.append(cypher)
         try:
             return self._conn.execute(cypher, parameters or {}).get_as_df()
         except RuntimeError as exc:
@@ -67,18 +84,19 @@ class MemoryStore(CypherStore):
             raise ReadOnlyError(f"{operation}: the memory store {self.name} is read-only")
 
     def create_schema(self) -> None:
-        for ddl in schema_statements(self.dialect, self.schema):
+        for ddl in self.statements.ddl(self.schema):
             self._execute(ddl, what="schema")
 
     def load_knowledge_graph(self, nodes: pd.DataFrame, edges: pd.DataFrame, *, progress: bool = True) -> None:
         for label, frame in self._node_frames(nodes).items():
-            self._execute(statement("copy_node_table", self.dialect, schema=self.schema, label=label), {"frame": frame})
+            self._execute(self.statements.statement("copy_node_table", schema=self.schema, label=label),
+                          {"frame": frame})
         for (rel_type, (source, target)), frame in self._edge_frames(edges, nodes).items():
             if len(self.schema.rel_spec(rel_type).pairs) > 1:
-                cypher = statement("copy_rel_table_pair", self.dialect, schema=self.schema, rel_type=rel_type,
-                                   source_label=source, target_label=target)
+                cypher = self.statements.statement("copy_rel_table_pair", schema=self.schema, rel_type=rel_type,
+                                                   source_label=source, target_label=target)
             else:
-                cypher = statement("copy_rel_table", self.dialect, schema=self.schema, rel_type=rel_type)
+                cypher = self.statements.statement("copy_rel_table", schema=self.schema, rel_type=rel_type)
             self._execute(cypher, {"frame": frame})
 
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -109,6 +127,7 @@ def memory_backend():
     yield
     unregister_backend("memory")
     _SERVERS.clear()
+    _SENT.clear()
 
 
 def test_the_builtin_backends_are_registered_and_unknown_names_are_refused():
@@ -152,6 +171,7 @@ def test_a_toy_backend_runs_a_workspace(memory_backend, workspace, sample_record
         assert ws.store.counts()["Article"] == 12 and report is not None
         answer = ws.ask(DEMO_QUESTION)
         assert answer.retrieval.passages and answer.retrieval.entities
+        _check_the_toy_dialect_reaches_every_layer(ws, workspace)
         article = ws.store.articles()["id"].iloc[0]
         assert ws.store.article_passages(article)["article_id"].eq(article).all()
         assert ws.store.delete_article(article) >= 1 and ws.store.counts()["Article"] == 11
@@ -164,6 +184,46 @@ def test_a_toy_backend_runs_a_workspace(memory_backend, workspace, sample_record
         assert isinstance(reopened.store, MemoryStore) and reopened.store.counts()["Article"] == 11
     finally:
         reopened.close()
+
+
+class _PromptLLM:
+    """An LLM stub that records the system prompts it is given and plans nothing."""
+
+    name = "stub"
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+
+    def structured(self, messages: Any, schema: Any, *, system: str = "", max_tokens: int = 1024) -> Any:
+        self.systems.append(system)
+        return schema.model_validate({"queries": []} if "queries" in schema.model_fields else {"claims": []})
+
+
+def _check_the_toy_dialect_reaches_every_layer(ws: Any, embedded: Any) -> None:
+    """The toy's pack (:data:`MEMORY_STATEMENTS`) is what the store, the desk's intent plans and keyword templates and
+    its LLM prompt use, and the desk answers on the toy as on the embedded store (same claims, same template)."""
+    assert ws.store.statements is MEMORY_STATEMENTS and ws.store.dialect == "memory"
+    _SENT.clear()
+    ws.store.counts()
+    assert "MATCH (n:Gene) RETURN count(*) AS n" in _SENT  # the toy's own count_nodes
+    toy_desk, embedded_desk = ws.evidence_desk(), embedded.evidence_desk()
+    for question, negated in (("Which pathways does TP53 participate in?", None),  # intent plan (evidence order)
+                              ("Which side effects do drugs treating type 2 diabetes cause?", None),  # two hops
+                              ("Which genes are associated with Parkinson's disease?", True)):  # keyword template
+        _SENT.clear()
+        toy, reference = toy_desk.investigate(question, include_negated=negated), \
+            embedded_desk.investigate(question, include_negated=negated)
+        assert toy.template == reference.template and toy.outcome == reference.outcome == "supported", question
+        assert [c.text for c in toy.claims] == [c.text for c in reference.claims], question
+        if "pathways" in question or "Parkinson" in question:  # evidence columns: the toy's split_count fragment
+            assert any("(CASE WHEN r.sources IS NULL" in text for text in _SENT), question
+    toy_llm, embedded_llm = _PromptLLM(), _PromptLLM()
+    ws.evidence_desk(toy_llm).investigate("Which genes does BACE1 interact with?")
+    embedded.evidence_desk(embedded_llm).investigate("Which genes does BACE1 interact with?")
+    assert "read-only Cypher in the toy memory dialect (LadybugDB Cypher; use label(n))." in toy_llm.systems[0]
+    # the embedded prompt is the text the committed desk cassette was recorded with
+    assert ("read-only Cypher in the LadybugDB dialect (Neo4j-like; typed relationship tables; use label(n) instead "
+            "of labels(n)). Rules:") in embedded_llm.systems[0]
 
 
 def test_locked_store_is_a_graph_store_that_serialises_every_call():

@@ -3,7 +3,7 @@
 Two sources, each used where it is fast and backend-independent:
 
 * **Typed neighbourhoods** (targets of a compound, members of a pathway...) are registered Cypher
-  statements (``agent_neighbours``, ``agent_neighbour_counts`` in :mod:`engram_kit.store.cypher`) run
+  statements (``agent_neighbours``, ``agent_neighbour_counts`` of the store's statement pack) run
   through :meth:`GraphStore.run_statement`. Every query is recorded (:class:`QueryRecord`) so a run
   bundle can show exactly which queries produced which rows.
 * **Edges with their meaning** (a gene's phenotypes on a Biolink graph...) are the schema-generic
@@ -59,7 +59,7 @@ class LockedStore(GraphStore):
     A real subclass (not an attribute proxy), so it can go wherever a GraphStore is expected (the workspace
     retriever, :class:`~engram_kit.answering.facts.GraphFacts`) and mypy checks those uses. Each method of the
     base delegates under the lock, including :meth:`ppr_engine` (GDS on Neo4j stays on the server) and
-    :meth:`run_statement` (the inner store's own statement text). ``dialect``, ``read_only`` and ``schema`` are
+    :meth:`run_statement` (the inner store's own statement text). ``statements``, ``read_only`` and ``schema`` are
     copied from the wrapped store. Backend-specific extras (``LadybugStore.reopen``...) are not reachable through
     it: callers that need them hold the store itself.
     """
@@ -68,7 +68,7 @@ class LockedStore(GraphStore):
         self._store = store
         self._lock = lock or threading.RLock()
         # The base's plain attributes, copied: a store sets them in its __init__ and never changes them.
-        self.dialect, self.read_only, self.schema = store.dialect, store.read_only, store.schema
+        self.statements, self.read_only, self.schema = store.statements, store.read_only, store.schema
 
     @property
     def wrapped(self) -> GraphStore:

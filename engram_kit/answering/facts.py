@@ -113,7 +113,7 @@ class GraphFacts:
 
     Parameters
     ----------
-    store : the workspace graph store (``read_only_query`` and ``dialect`` are used).
+    store : the workspace graph store (``read_only_query`` and its statement pack, ``statements``, are used).
     schema : the graph schema (default: the store's, else Hetionet v1.0).
     graph_name : name shown in citations (``"Hetionet"``).
     top_n : claims listed, >= 1.
@@ -164,7 +164,7 @@ class GraphFacts:
         claims."""
         from engram_kit.evidence.plans import plan_queries
 
-        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.dialect, ITEM_POOL)
+        listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.statements, ITEM_POOL)
         rows = _records(self.store.read_only_query(listing.cypher, listing.parameters))
         n = None
         if total is not None:

@@ -228,12 +228,11 @@ def _path_links(facts: GraphFacts, label: str, ids: list[str], b_label: str, b_i
         first, second = rels(label, middle), rels(middle, b_label)
         if not first or not second or middle in (label,):
             continue
+        # the relationship-type expression in the store's own dialect (its statement pack)
+        r1_type, r2_type = (facts.store.statements.fragment("rel_type", rel=rel) for rel in ("r1", "r2"))
         frame = facts.store.read_only_query(
             f"MATCH (t:{label})-[r1:{'|'.join(first)}]-(m:{middle})-[r2:{'|'.join(second)}]-(b:{b_label} {{id: $b}}) "
-            "WHERE t.id IN $ids RETURN DISTINCT t.id AS id, label(r1) AS r1, m.id AS m, label(r2) AS r2",
-            {"ids": ids, "b": b_id}) if facts.store.dialect == "ladybug" else facts.store.read_only_query(
-            f"MATCH (t:{label})-[r1:{'|'.join(first)}]-(m:{middle})-[r2:{'|'.join(second)}]-(b:{b_label} {{id: $b}}) "
-            "WHERE t.id IN $ids RETURN DISTINCT t.id AS id, type(r1) AS r1, m.id AS m, type(r2) AS r2",
+            f"WHERE t.id IN $ids RETURN DISTINCT t.id AS id, {r1_type} AS r1, m.id AS m, {r2_type} AS r2",
             {"ids": ids, "b": b_id})
         for row in _records(frame):
             t, m, r1, r2 = str(row["id"]), str(row["m"]), str(row["r1"]), str(row["r2"])

@@ -55,7 +55,6 @@ from engram_kit.llm.offline import OfflineLLM
 from engram_kit.resolution import EntityResolver
 from engram_kit.retrieval.results import EdgeEvidence
 from engram_kit.store.base import GraphStore
-from engram_kit.store.cypher import statement
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +101,8 @@ class ClaimDraft(BaseModel):
 
 PLAN_SYSTEM = (
     "You investigate a biomedical question against a property graph ({graph} plus a literature layer) "
-    "with read-only Cypher in the LadybugDB dialect (Neo4j-like; typed relationship tables; use label(n) "
-    "instead of labels(n)). Rules: one MATCH ... RETURN statement per query; never write; start from the node "
-    "ids given, as parameters ({{id: $id}}); variable-length patterns need an upper bound of at most 4 hops "
+    "with read-only Cypher in {dialect}. Rules: one MATCH ... RETURN statement per query; never write; start from "
+    "the node ids given, as parameters ({{id: $id}}); variable-length patterns need an upper bound of at most 4 hops "
     "(e.g. *1..2); end each query with LIMIT 50 or less; return names (n.name) and ids. Plan at most "
     "{max_queries} queries.\n\nSchema:\n{schema}"
 )
@@ -364,11 +362,11 @@ class EvidenceDesk:
                                           f"other reading of '{entity.mention}': {other.name} ({other.node_id}).")
                     return retry
             return result
-        dialect = self.store.dialect
-        listing = runner.run(template_cypher(template.name, "list", dialect, limit=self.limits.list_limit),
+        statements = self.store.statements
+        listing = runner.run(template_cypher(template.name, "list", statements, limit=self.limits.list_limit),
                              {"id": entity.node_id},
                              purpose=f"{template.name}: {template.target_label} related to {entity.name}")
-        count = runner.run(template_cypher(template.name, "count", dialect), {"id": entity.node_id},
+        count = runner.run(template_cypher(template.name, "count", statements), {"id": entity.node_id},
                            purpose=f"{template.name}: number of {template.target_label} related to {entity.name}")
         claims = template_claims(template, listing, count)
         notes = []
@@ -389,7 +387,7 @@ class EvidenceDesk:
         anchor = next((e for e in sorted(entities, key=lambda e: -e.confidence) if e.label == intent.anchor_label),
                       None)
         anchor_id, anchor_name = (anchor.node_id, anchor.name) if anchor else ("", "")
-        listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.dialect,
+        listing_q, total_q = plan_queries(intent, anchor_id, anchor_name, self.graph_schema, self.store.statements,
                                           self.limits.top_n)
         listing = runner.run(listing_q.cypher, listing_q.parameters, purpose=listing_q.purpose)
         total = runner.run(total_q.cypher, total_q.parameters, purpose=total_q.purpose) if total_q else None
@@ -403,8 +401,8 @@ class EvidenceDesk:
 
     def _edge_query(self, runner: QueryRunner, query: EdgeQuery, ids: list[str], include_negated: bool,
                     limit: int) -> Artifact:
-        """Run one ``entity_edges_*`` registry statement through the guard (its text filled for this schema)."""
-        cypher = statement(query.statement, self.store.dialect, schema=self.graph_schema, **dict(query.identifiers))
+        """Run one ``entity_edges_*`` statement of the store's pack through the guard (filled for this schema)."""
+        cypher = self.store.statements.statement(query.statement, schema=self.graph_schema, **dict(query.identifiers))
         return runner.run(cypher, {"ids": ids, "include_negated": include_negated, "limit": limit},
                           purpose=query.purpose)
 
@@ -448,6 +446,7 @@ class EvidenceDesk:
         graph = profile_for(schema.graph).graph_for_llm(schema.graph_name)
         plan = llm.structured([{"role": "user", "content": self._plan_prompt(question, entities)}], QueryPlan,
                               system=PLAN_SYSTEM.format(max_queries=self.limits.run_queries, graph=graph,
+                                                        dialect=self.store.statements.prompt_note,
                                                         schema=schema.describe()),
                               max_tokens=1500)
         for planned in plan.queries[: self.limits.run_queries]:

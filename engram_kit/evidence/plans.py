@@ -23,12 +23,16 @@ indications).
 
 Every listing row becomes one claim naming the row's target (the validator checks it names a value of the
 row it cites); the total is its own claim citing the count row.
+
+The queries are portable Cypher except where engines differ (splitting a ``|``-joined string, the first few of a
+collected list); those pieces are fragments of the store's statement pack (``store.statements``,
+:mod:`engram_kit.store.statements`), so this module holds no dialect text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram_kit.answering.assertions import VERB_PHRASES
 from engram_kit.answering.facts import kind_words, no_answer_sentence, two_hop_sentence
@@ -38,6 +42,9 @@ from engram_kit.evidence.claims import DeskClaim
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.settings import Settings
 
+if TYPE_CHECKING:
+    from engram_kit.store.statements import StatementPack
+
 #: Answers listed per plan (the total is always given beside it), by default: ``Settings.desk_top_n`` (the desk
 #: passes its workspace's ``DeskLimits.top_n``).
 TOP_N: int = Settings.desk_top_n
@@ -45,25 +52,23 @@ TOP_N: int = Settings.desk_top_n
 VIA_SHOWN = 3
 
 
-def _split_count(expr: str, dialect: str) -> str:
-    """Cypher for the number of ``|``-joined values in the string ``expr`` (0 when null or empty)."""
-    split = "string_split" if dialect == "ladybug" else "split"
-    return f"CASE WHEN {expr} IS NULL OR {expr} = '' THEN 0 ELSE size({split}({expr}, '|')) END"
-
-
-def evidence_columns(schema: GraphSchema, rel: str, dialect: str) -> dict[str, str]:
+def evidence_columns(schema: GraphSchema, rel: str, statements: StatementPack) -> dict[str, str]:
     """Cypher expressions of the evidence columns (``n_sources, n_publications, unbiased``) of relationship
-    variable ``rel`` for ``schema`` (see the module docstring); a property the schema lacks gives ``0``."""
+    variable ``rel`` for ``schema`` (see the module docstring), in the dialect of ``statements`` (the store's
+    pack); a property the schema lacks gives ``0``."""
+    def split_count(expr: str) -> str:  # number of |-joined values, 0 when null or empty
+        return statements.fragment("split_count", expr=expr)
+
     props = schema.rel_properties
     sources = []
     if "sources" in props:
-        sources.append(_split_count(f"{rel}.sources", dialect))
+        sources.append(split_count(f"{rel}.sources"))
     if "primary_knowledge_source" in props:
         sources.append(f"CASE WHEN {rel}.primary_knowledge_source IS NULL OR {rel}.primary_knowledge_source = '' "
                        "THEN 0 ELSE 1 END")
     if "aggregator_knowledge_source" in props:
-        sources.append(_split_count(f"{rel}.aggregator_knowledge_source", dialect))
-    pubs = [_split_count(f"{rel}.{p}", dialect) for p in ("pubmed_ids", "publications") if p in props]
+        sources.append(split_count(f"{rel}.aggregator_knowledge_source"))
+    pubs = [split_count(f"{rel}.{p}") for p in ("pubmed_ids", "publications") if p in props]
     if "unbiased" in props:
         level = f"CASE WHEN {rel}.unbiased = 'true' THEN 1 ELSE 0 END"
     elif "knowledge_level" in props:
@@ -92,9 +97,10 @@ class PlanQuery:
     purpose: str
 
 
-def plan_queries(intent: Intent, anchor_id: str, anchor_name: str, schema: GraphSchema, dialect: str,
+def plan_queries(intent: Intent, anchor_id: str, anchor_name: str, schema: GraphSchema, statements: StatementPack,
                  top_n: int = TOP_N) -> tuple[PlanQuery, PlanQuery | None]:
-    """The listing query and the total query of ``intent`` (see the module docstring).
+    """The listing query and the total query of ``intent`` (see the module docstring), in the dialect of
+    ``statements`` (the store's pack, ``store.statements``).
 
     Raises
     ------
@@ -126,7 +132,7 @@ def plan_queries(intent: Intent, anchor_id: str, anchor_name: str, schema: Graph
     if len(hops) == 1:
         hop = hops[0]
         pattern = _rel_pattern(anchor, hop, "r", f"(t:{target})")
-        ev = evidence_columns(schema, "r", dialect)
+        ev = evidence_columns(schema, "r", statements)
         listing = (f"MATCH {pattern} WHERE t.id <> a.id RETURN a.name AS anchor, t.name AS target, t.id AS target_id, "
                    f"{ev['n_sources']} AS n_sources, {ev['n_publications']} AS n_publications, "
                    f"{ev['unbiased']} AS unbiased "
@@ -138,12 +144,9 @@ def plan_queries(intent: Intent, anchor_id: str, anchor_name: str, schema: Graph
     pattern = (_rel_pattern(anchor, first, "r1", f"(v:{first.to_label})") + ", "
                + _rel_pattern("(v)", second, "r2", f"(t:{target})"))
     where = "WHERE t.id <> a.id"
-    def first_few(expr: str) -> str:
-        return (f"list_slice(collect(DISTINCT {expr}), 0, {VIA_SHOWN})" if dialect == "ladybug"
-                else f"collect(DISTINCT {expr})[0..{VIA_SHOWN}]")
-
+    via = statements.fragment("first_distinct", expr="[v.id, v.name]", n=VIA_SHOWN)
     listing = (f"MATCH {pattern} {where} RETURN a.name AS anchor, t.name AS target, t.id AS target_id, "
-               f"count(DISTINCT v) AS support, {first_few('[v.id, v.name]')} AS via "
+               f"count(DISTINCT v) AS support, {via} AS via "
                f"ORDER BY support DESC, target LIMIT {top_n}")
     total = f"MATCH {pattern} {where} RETURN a.name AS anchor, count(DISTINCT t) AS n, count(DISTINCT v) AS n_via"
     what = f"{target} linked to {anchor_name} through {first.to_label} ({first.rel_type}, {second.rel_type})"

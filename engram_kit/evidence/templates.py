@@ -10,14 +10,15 @@ turning each row into one claim that cites it:
   :data:`LIST_LIMIT`), each row carrying ``n_sources, n_publications, unbiased``, and their total count. The
   desk reaches them on Hetionet only when the question's intent is not recognised (or negated assertions are
   asked for). Offered only on a graph that
-  has the metaedge (:meth:`Template.applies_to`), i.e. on Hetionet. Their Cypher lives in
-  :data:`TEMPLATE_CYPHER`, keyed by template name and dialect, with only schema identifiers interpolated.
+  has the metaedge (:meth:`Template.applies_to`), i.e. on Hetionet. Their Cypher is built by
+  :func:`template_cypher` from the template's schema identifiers, in the dialect of the store's statement pack
+  (its ``split_count`` fragment: :mod:`engram_kit.store.statements`); this module holds no dialect text.
 * **Edge templates** (:data:`EDGE_TEMPLATES`, :class:`EdgeTemplate`): schema-driven, for any graph: the
   edges between the question entity and entities of one label (phenotypes of a disease or gene, diseases of
   a gene, genes of a disease...), every edge of an entity, or the two-hop paths gene -> disease -> phenotype.
   Which relationship types and directions to query is read from the store's graph schema
   (:class:`~engram_kit.kg.schema.GraphSchema`), so a template applies wherever its labels are connected.
-  Their rows come from the registry statements ``entity_edges_*`` (:mod:`engram_kit.store.cypher`) and carry
+  Their rows come from the statements ``entity_edges_*`` of the store's pack (``store.statements``) and carry
   what each edge asserts and who says so: ``subject``/``object`` (the stored direction), ``rel_type``, and
   every edge property (KGX: ``predicate, negated, primary_knowledge_source, aggregator_knowledge_source,
   publications, qualifiers, ...``; Hetionet: ``sources, pubmed_ids, ...``). Negated assertions are left out
@@ -29,11 +30,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engram_kit.errors import QueryError
 from engram_kit.evidence.plans import evidence_columns
 from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.settings import Settings
+
+if TYPE_CHECKING:
+    from engram_kit.store.statements import StatementPack
 
 #: Related entities listed per template query (claims cite these rows), by default: ``Settings.desk_list_limit``
 #: (a desk passes its workspace's ``DeskLimits.list_limit`` to :func:`template_cypher`).
@@ -50,7 +55,7 @@ class Template:
     Attributes
     ----------
     name : str
-        Key of :data:`TEMPLATE_CYPHER`.
+        Key of :data:`TEMPLATE_BY_NAME` (what :func:`template_cypher` takes).
     cues : str
         Regular expression (case-insensitive) that the question must match.
     source_label : str
@@ -131,46 +136,42 @@ TEMPLATES: tuple[Template, ...] = (
 )
 
 
-def _build_cypher() -> dict[str, dict[str, dict[str, str]]]:
-    """name -> query kind (``list`` / ``count``) -> dialect -> text. The listings differ by dialect only in the
-    string-split function of the evidence columns (Hetionet's rel properties: templates apply to Hetionet)."""
-    out: dict[str, dict[str, dict[str, str]]] = {}
+def _check_templates() -> dict[str, Template]:
+    """Name -> template, after checking every template follows a Hetionet metaedge."""
     for t in TEMPLATES:
         if t.rel_type not in METAEDGE_BY_REL_TYPE:
             raise QueryError(f"Template {t.name!r} uses unknown relationship type {t.rel_type!r}.")
-        listings = {}
-        for dialect in ("ladybug", "neo4j"):
-            ev = evidence_columns(HETIONET_SCHEMA, "r", dialect)
-            listings[dialect] = (
-                f"MATCH {t.pattern()} RETURN DISTINCT s.name AS source, t.name AS target, t.id AS target_id, "
-                f"{ev['n_sources']} AS n_sources, {ev['n_publications']} AS n_publications, "
-                f"{ev['unbiased']} AS unbiased "
-                f"ORDER BY n_sources DESC, n_publications DESC, unbiased DESC, target LIMIT {LIST_LIMIT}")
-        count = f"MATCH {t.pattern()} RETURN s.name AS source, count(DISTINCT t) AS n"
-        out[t.name] = {"list": listings, "count": {"ladybug": count, "neo4j": count}}
-    return out
+    return {t.name: t for t in TEMPLATES}
 
 
-#: Template name -> ``list``/``count`` -> dialect -> Cypher text (parameter ``$id``: the source node id).
-TEMPLATE_CYPHER: dict[str, dict[str, dict[str, str]]] = _build_cypher()
+#: Template name -> :class:`Template`.
+TEMPLATE_BY_NAME: dict[str, Template] = _check_templates()
+#: Query kinds of a template: the related entities and their total count.
+TEMPLATE_KINDS: tuple[str, ...] = ("list", "count")
 
 
-def template_cypher(name: str, kind: str, dialect: str, *, limit: int = LIST_LIMIT) -> str:
-    """Cypher of template ``name`` (``kind`` ``"list"`` or ``"count"``) for ``dialect``; a listing returns at most
-    ``limit`` rows (>= 1; the workspace's ``desk_list_limit``).
+def template_cypher(name: str, kind: str, statements: StatementPack, *, limit: int = LIST_LIMIT) -> str:
+    """Cypher of template ``name`` (``kind`` ``"list"`` or ``"count"``, parameter ``$id``: the source node id) in
+    the dialect of ``statements`` (the store's pack, ``store.statements``); a listing returns at most ``limit`` rows
+    (>= 1; the workspace's ``desk_list_limit``), ordered by evidence (Hetionet's rel properties: templates apply to
+    Hetionet).
 
     Raises
     ------
     QueryError
-        If the template, kind or dialect is unknown.
+        If the template or kind is unknown.
     """
-    try:
-        text = TEMPLATE_CYPHER[name][kind][dialect]
-        # The table is built once with the default; another limit replaces the listing's final LIMIT clause.
-        return text if kind != "list" or limit == LIST_LIMIT else re.sub(r"LIMIT \d+$", f"LIMIT {int(limit)}", text)
-    except KeyError:
-        raise QueryError(f"No desk template Cypher for {name!r}/{kind!r}/{dialect!r}; templates: "
-                         f"{', '.join(TEMPLATE_CYPHER)}.") from None
+    template = TEMPLATE_BY_NAME.get(name)
+    if template is None or kind not in TEMPLATE_KINDS:
+        raise QueryError(f"No desk template Cypher for {name!r}/{kind!r}; templates: {', '.join(TEMPLATE_BY_NAME)}; "
+                         f"kinds: {', '.join(TEMPLATE_KINDS)}.")
+    if kind == "count":
+        return f"MATCH {template.pattern()} RETURN s.name AS source, count(DISTINCT t) AS n"
+    ev = evidence_columns(HETIONET_SCHEMA, "r", statements)
+    return (f"MATCH {template.pattern()} RETURN DISTINCT s.name AS source, t.name AS target, t.id AS target_id, "
+            f"{ev['n_sources']} AS n_sources, {ev['n_publications']} AS n_publications, "
+            f"{ev['unbiased']} AS unbiased "
+            f"ORDER BY n_sources DESC, n_publications DESC, unbiased DESC, target LIMIT {int(limit)}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -180,7 +181,7 @@ def template_cypher(name: str, kind: str, dialect: str, *, limit: int = LIST_LIM
 class EdgeQuery:
     """One registry statement a template sends: its name, schema identifiers and purpose.
 
-    ``statement`` is an ``entity_edges_*`` name of :mod:`engram_kit.store.cypher`; ``identifiers`` fill its
+    ``statement`` is an ``entity_edges_*`` statement name of the store's pack; ``identifiers`` fill its
     ``{label}`` placeholder (the other end's label), if any; the entity ids go in ``$ids``.
     """
 

@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Passage ids, their article and the article's status and source (same Cypher in both dialects).
-PASSAGES_WITH_STATUS = ("MATCH (a:Article) OPTIONAL MATCH (p:Passage) WHERE p.article_id = a.id "
-                        "RETURN a.id AS article_id, a.status AS status, a.source AS source, p.id AS passage_id")
 #: Article statuses of an ingest that did not finish: ``pending`` (a PubMed batch in the graph before its
 #: vectors) and ``processing`` (a document ingest interrupted half-way). ``complete_with_warnings``,
 #: ``superseded`` and ``error`` are finished states, never drift.
@@ -85,7 +82,7 @@ class ConsistencyReport:
 
 
 def _scan(store: GraphStore, vectors: VectorStore) -> tuple[ConsistencyReport, pd.DataFrame]:
-    rows = store.query(PASSAGES_WITH_STATUS)
+    rows = store.run_statement("passages_with_status")  # passage ids, their article's id, status and source
     vector_ids = set(vectors.ids())
     passages = rows.dropna(subset=["passage_id"])
     passage_ids = set(passages["passage_id"])

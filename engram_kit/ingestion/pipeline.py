@@ -191,8 +191,6 @@ EMBED_BATCH = 64
 #: The write boundaries of one batch, in order (see the module docstring). A fault hook is called with each
 #: name; the fault-injection tests stop the process there and check that one re-run repairs everything.
 WRITE_BOUNDARIES: tuple[str, ...] = ("before_graph", "after_graph", "mid_vectors", "after_vectors", "after_status")
-#: Statement setting a list of articles ``complete`` (the last write of a batch); the same in both dialects.
-MARK_COMPLETE = "UNWIND $ids AS i MATCH (a:Article {id: i}) SET a.status = 'complete' RETURN count(a) AS n"
 
 
 @dataclass
@@ -507,5 +505,5 @@ def mark_complete(store: GraphStore, article_ids: list[str]) -> int:
     """
     if not article_ids:
         return 0
-    frame = store.query(MARK_COMPLETE, {"ids": list(article_ids)})
+    frame = store.run_statement("mark_articles_complete", {"ids": list(article_ids)})
     return int(frame.iloc[0, 0]) if not frame.empty else 0

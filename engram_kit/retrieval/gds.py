@@ -8,7 +8,8 @@ write generation changed, and dropped when the store closes. :class:`GDSPPREngin
 ``gds.pageRank.stream`` on it with the question's seed entities as weighted source nodes and returns scores
 aligned with the local GraphIndex, so the rest of retrieval (ranking, subgraph, evidence paths) is unchanged.
 
-All GDS Cypher comes from :mod:`engram_kit.store.cypher` (``gds_*`` statements) and is sent through the
+All GDS Cypher comes from the Neo4j statement pack (``gds_*`` statements of
+:data:`~engram_kit.store.statements.neo4j.NEO4J_STATEMENTS`) and is sent through the
 ``graphdatascience`` client's ``run_cypher``, which works the same on GDS client 1.x and 2.x.
 
 Parameter mapping (so results agree with :func:`engram_kit.retrieval.ppr.personalized_pagerank`)
@@ -55,7 +56,8 @@ from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalization_vector
 from engram_kit.settings import Settings
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
-from engram_kit.store.cypher import DOMAIN_LABELS, statement
+from engram_kit.store.cypher import DOMAIN_LABELS
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 from engram_kit.store.csr import CSRGraph
 
 logger = logging.getLogger(__name__)
@@ -105,9 +107,9 @@ def pagerank_parameters(settings: Settings, n_nodes: int) -> dict[str, float | i
 
 def _run(gds: Any, name: str, parameters: dict[str, Any] | None = None, *, schema: GraphSchema | None = None,
          **identifiers: str) -> pd.DataFrame:
-    """Run a registry statement through the client's ``run_cypher``; errors become engram-kit errors."""
+    """Run a statement of the Neo4j pack through the client's ``run_cypher``; errors become engram-kit errors."""
     try:
-        result = gds.run_cypher(statement(name, "neo4j", schema=schema, **identifiers), parameters or {})
+        result = gds.run_cypher(NEO4J_STATEMENTS.statement(name, schema=schema, **identifiers), parameters or {})
     except Exception as exc:
         message = str(exc)
         if name == "gds_pagerank_stream" and "sourceNodes" in message:

@@ -1,7 +1,8 @@
 """The store interface: what every graph backend (embedded LadybugDB, Neo4j + GDS) implements.
 
-Stages above the store (ingestion, retrieval, agents) talk only to :class:`GraphStore`; Cypher text
-lives in :mod:`engram_kit.store.cypher`, keyed by statement name and dialect, never in callers.
+Stages above the store (ingestion, retrieval, agents) talk only to :class:`GraphStore`; Cypher text lives in
+the backend's statement pack (:attr:`GraphStore.statements`, :mod:`engram_kit.store.statements`), asked for by
+statement name, never in callers.
 
 Graph model
 -----------
@@ -33,6 +34,7 @@ from engram_kit.records import LiteratureBatch, SameAsEdge  # noqa: E402
 
 if TYPE_CHECKING:
     from engram_kit.retrieval.retriever import PPREngine
+    from engram_kit.store.statements import StatementPack
 
 
 
@@ -47,11 +49,18 @@ class GraphStore(ABC):
     empty, never None). Writes raise :class:`~engram_kit.errors.ReadOnlyError` on a read-only store.
     """
 
-    #: Cypher dialect name used to pick statements from :mod:`engram_kit.store.cypher`.
-    dialect: str = ""
+    #: Every Cypher text this backend sends (its dialect): statements by name, the desk's fragments, DDL. Set by
+    #: each backend class (``statements = LADYBUG_STATEMENTS``); callers ask it for text, never branch on a name.
+    statements: StatementPack
     read_only: bool = False
     #: The domain layer this store holds (labels, relationship types, properties); set by ``__init__``.
     schema: GraphSchema = HETIONET_SCHEMA
+
+    @property
+    def dialect(self) -> str:
+        """The name of this store's statement pack (``"ladybug"``, ``"neo4j"``), for messages; no code branches on
+        it (ask :attr:`statements` for the text instead)."""
+        return self.statements.name
 
     # --- schema and bulk load ------------------------------------------------------------------
     @abstractmethod
@@ -170,14 +179,12 @@ class GraphStore(ABC):
         """Delete those of ``nounphrase_ids`` that nothing mentions and no alias points to; return how many."""
 
     def run_statement(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
-        """Run a registered *read* statement of :mod:`engram_kit.store.cypher` by name (agents use this).
+        """Run a statement of this store's pack (:attr:`statements`) by name (the agents' reads, the ingest's commit).
 
         ``identifiers`` fill ``{label}``-style placeholders with schema identifiers only; values go in
-        ``parameters``. Raises :class:`~engram_kit.errors.QueryError` for an unknown name or dialect gap.
+        ``parameters``. Raises :class:`~engram_kit.errors.QueryError` for a name the pack lacks.
         """
-        from engram_kit.store.cypher import statement
-
-        return self.query(statement(name, self.dialect, schema=self.schema, **identifiers), parameters)
+        return self.query(self.statements.statement(name, schema=self.schema, **identifiers), parameters)
 
     @abstractmethod
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> pd.DataFrame:

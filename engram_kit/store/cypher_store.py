@@ -3,13 +3,14 @@
 :class:`CypherStore` implements the whole of :class:`~engram_kit.store.base.GraphStore` except connection,
 transaction and bulk-load mechanics: literature writes (one transaction per batch, replace-on-rewrite, orphan
 NounPhrase clean-up), delete and status, every read, and the document repository. Its bodies only call
-``_run``/``_run_count``/``_run_rows`` with statement *names* of :mod:`engram_kit.store.cypher` (the text for
-``self.dialect`` comes from there) and ``_transaction``; so the embedded store
+``_run``/``_run_count``/``_run_rows`` with statement *names* (the text comes from the backend's statement pack,
+``self.statements``: :mod:`engram_kit.store.statements`) and ``_transaction``; so the embedded store
 (:class:`~engram_kit.store.ladybug.LadybugStore`) and the server store (:class:`~engram_kit.store.neo4j.Neo4jStore`)
 share write, delete and reprocess semantics by construction.
 
 A new Cypher backend subclasses :class:`CypherStore` and implements the primitives it names as abstract
-(``_execute``, ``_transaction``, ``_require_writable``) plus the lifecycle and load methods of
+(``_execute``, ``_transaction``, ``_require_writable``), names its statement pack (``statements = ...``: its
+dialect, written beside it) and implements the lifecycle and load methods of
 :class:`~engram_kit.store.base.GraphStore` (``create_schema``, ``load_knowledge_graph``, ``query``,
 ``read_only_query``, ``close``); ``tests/test_store_backends.py`` shows one added by one module and one
 registration line (:func:`engram_kit.store.registry.register_backend`).
@@ -37,7 +38,6 @@ from engram_kit.store.cypher import (
     LITERATURE_NODE_PROPERTIES,
     LITERATURE_REL_TYPES,
     MENTION_SOURCE_LABELS,
-    statement,
 )
 
 #: Rows per ``UNWIND $rows`` statement in literature writes (bigger lists plan worse, smaller ones
@@ -64,7 +64,8 @@ class CypherStore(GraphStore):
     """A :class:`~engram_kit.store.base.GraphStore` whose data methods are Cypher statements run by name.
 
     Subclasses provide the three primitives below and the lifecycle/load methods of the base, set
-    :attr:`dialect` (a key of :mod:`engram_kit.store.cypher`) and, in ``__init__``, :attr:`schema`.
+    :attr:`statements` (the backend's :class:`~engram_kit.store.statements.StatementPack`) and, in ``__init__``,
+    :attr:`schema`.
     """
 
     # --- primitives a backend implements ----------------------------------------------------------------
@@ -86,7 +87,7 @@ class CypherStore(GraphStore):
 
     # --- statement execution ---------------------------------------------------------------------------
     def _run(self, name: str, parameters: dict[str, Any] | None = None, **identifiers: str) -> pd.DataFrame:
-        return self._execute(statement(name, self.dialect, schema=self.schema, **identifiers), parameters,
+        return self._execute(self.statements.statement(name, schema=self.schema, **identifiers), parameters,
                              what=f"statement {name!r}" + (f" {identifiers}" if identifiers else ""))
 
 

@@ -1,7 +1,7 @@
 """Read a whole graph store out: neo4j-admin import CSVs (``engram export``) and batches for ``engram migrate``.
 
-Both read any :class:`~engram_kit.store.base.GraphStore` through its public ``query`` method with statements
-from :mod:`engram_kit.store.cypher` (``export_*``), so they work on the embedded store and on Neo4j alike.
+Both read any :class:`~engram_kit.store.base.GraphStore` through its public ``query`` method with the ``export_*``
+statements of its own pack (``store.statements``), so they work on the embedded store and on Neo4j alike.
 
 neo4j-admin CSV layout
 ----------------------
@@ -45,7 +45,6 @@ from engram_kit.store.base import GraphStore
 from engram_kit.store.cypher import (
     LITERATURE_NODE_PROPERTIES,
     MENTION_SOURCE_LABELS,
-    statement,
 )
 
 logger = logging.getLogger(__name__)
@@ -57,7 +56,7 @@ _INDEX_FIELD = {"idx": "index"}
 
 
 def _q(store: GraphStore, name: str, **identifiers: str) -> pd.DataFrame:
-    return store.query(statement(name, store.dialect, schema=store.schema, **identifiers))
+    return store.query(store.statements.statement(name, schema=store.schema, **identifiers))
 
 
 # --- reading a store ---------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ bulk-loaded with ``COPY ... FROM`` a pandas DataFrame (one COPY per node label a
 literature layer is written in one transaction per :class:`~engram_kit.records.LiteratureBatch` with
 ``LOAD FROM`` over Arrow tables of the batch's rows (:meth:`LadybugStore._run_rows`), ``CREATE`` where an
 edge cannot exist yet and no write for an unchanged MAPS_TO edge (:meth:`LadybugStore._insert_batch_rows`).
-All Cypher comes from :mod:`engram_kit.store.cypher`.
+All Cypher comes from its statement pack, :data:`~engram_kit.store.statements.ladybug.LADYBUG_STATEMENTS`.
 
 Concurrency (measured with LadybugDB 0.22)
 ------------------------------------------
@@ -67,18 +67,15 @@ from engram_kit.errors import (
 )
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
 from engram_kit.store.isolated import IsolatedReader
-from engram_kit.store.cypher import (
-    FRAME_STATEMENTS,
-    LITERATURE_LABELS,
-    LITERATURE_REL_TYPES,
-    MAPS_TO_FRAME_COLUMNS,
-    MENTION_FRAME_COLUMNS,
-    META_LABEL,
-    schema_statements,
-    statement,
-)
+from engram_kit.store.cypher import LITERATURE_LABELS, LITERATURE_REL_TYPES, META_LABEL
 from engram_kit.store.cypher_store import (  # re-exported: names callers imported from here before the split
     CypherStore,
+)
+from engram_kit.store.statements.ladybug import (
+    FRAME_STATEMENTS,
+    LADYBUG_STATEMENTS,
+    MAPS_TO_FRAME_COLUMNS,
+    MENTION_FRAME_COLUMNS,
 )
 
 logger = logging.getLogger(__name__)
@@ -231,7 +228,7 @@ class LadybugStore(CypherStore):
     ...     store.counts()["Gene"]
     """
 
-    dialect = "ladybug"
+    statements = LADYBUG_STATEMENTS
 
     def __init__(self, path: Path, *, read_only: bool = False, buffer_pool_mb: int | None = None,
                  schema: GraphSchema | None = None) -> None:
@@ -384,7 +381,7 @@ class LadybugStore(CypherStore):
     # --- literature writes ---------------------------------------------------------------------------
     def _run_rows(self, name: str, rows: list[dict[str, Any]], **identifiers: str) -> int:
         """Run a literature write on an Arrow table of ``rows`` (its ``LOAD FROM $frame`` form in
-        :data:`~engram_kit.store.cypher.FRAME_STATEMENTS`), else as the base's ``UNWIND $rows`` chunks.
+        :data:`~engram_kit.store.statements.ladybug.FRAME_STATEMENTS`), else as the base's ``UNWIND $rows`` chunks.
 
         Same clauses and returned count as the ``UNWIND`` form; measured on 256 shared abstracts per batch
         the node and edge writes take a third to a sixth of the CPU (the engine scans typed columns, and
@@ -482,7 +479,7 @@ class LadybugStore(CypherStore):
             On a read-only store.
         """
         self._require_writable("create_schema")
-        for ddl in schema_statements(self.dialect, self.schema):
+        for ddl in self.statements.ddl(self.schema):
             self._execute(ddl, what="schema creation")
         self._run("write_meta", {"key": "graph_schema", "value": json.dumps(self.schema.to_dict())})
 
@@ -490,7 +487,7 @@ class LadybugStore(CypherStore):
         """The schema kept in the metadata table, or None (new database, or one made before the table)."""
         if META_LABEL not in self._table_names():
             return None
-        frame = self._execute(statement("read_meta", self.dialect), what="reading the stored graph schema")
+        frame = self._execute(self.statements.statement("read_meta"), what="reading the stored graph schema")
         value = dict(zip(frame["key"], frame["value"])).get("graph_schema")
         return GraphSchema.from_dict(json.loads(value)) if value else None
 
@@ -553,12 +550,12 @@ class LadybugStore(CypherStore):
         tables = [((label, None), frame) for label, frame in node_frames.items()] + list(edge_frames.items())
         for (table, pair), frame in tqdm(tables, desc="COPY tables", disable=not progress, unit="table"):
             if pair is None:
-                cypher = statement("copy_node_table", self.dialect, schema=self.schema, label=table)
+                cypher = self.statements.statement("copy_node_table", schema=self.schema, label=table)
             elif len(self.schema.rel_spec(table).pairs) > 1:
-                cypher = statement("copy_rel_table_pair", self.dialect, schema=self.schema, rel_type=table,
+                cypher = self.statements.statement("copy_rel_table_pair", schema=self.schema, rel_type=table,
                                    source_label=pair[0], target_label=pair[1])
             else:
-                cypher = statement("copy_rel_table", self.dialect, schema=self.schema, rel_type=table)
+                cypher = self.statements.statement("copy_rel_table", schema=self.schema, rel_type=table)
             try:  # the frame goes in as a parameter: LadybugDB scans it directly (pybind backend)
                 _execute_with_table(self._connection(), cypher, {"frame": frame})
             except RuntimeError as exc:

@@ -7,8 +7,8 @@ workspace's backend setting differs (see ``docs/scaling-out.md``).
 Semantics shared with the embedded store
 ----------------------------------------
 The literature write path (``write_literature``, ``delete_article``, ``set_article_status``) and every read
-method only call ``_run``/``_run_count``/``_run_rows`` with statement *names* from
-:mod:`engram_kit.store.cypher`; their bodies are dialect-neutral and live once in the
+method only call ``_run``/``_run_count``/``_run_rows`` with statement *names* of its pack
+(:data:`~engram_kit.store.statements.neo4j.NEO4J_STATEMENTS`); their bodies are dialect-neutral and live once in the
 shared base :class:`~engram_kit.store.cypher_store.CypherStore` (LadybugStore's base too), so delete/reprocess
 semantics are identical by construction: one explicit Neo4j transaction per batch (``_transaction``), old sections/passages/MENTIONS of a
 re-written article deleted inside it, orphaned NounPhrases removed, any failure rolls the whole batch back
@@ -48,8 +48,8 @@ from engram_kit.errors import (
     WorkspaceError,
 )
 from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
-from engram_kit.store.cypher import neo4j_index_statements, schema_statements, statement
 from engram_kit.store.cypher_store import CypherStore
+from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 
 logger = logging.getLogger(__name__)
 
@@ -227,7 +227,7 @@ class Neo4jStore(CypherStore):
         If the ``neo4j`` package is missing or the server cannot be reached / refuses the credentials.
     """
 
-    dialect = "neo4j"
+    statements = NEO4J_STATEMENTS
 
     def __init__(self, config: Neo4jConfig, *, read_only: bool = False, driver: Any = None,
                  create_schema: bool = True, schema: GraphSchema | None = None) -> None:
@@ -252,7 +252,7 @@ class Neo4jStore(CypherStore):
     def _stored_schema(self) -> GraphSchema | None:
         """The graph schema kept in the server's ``EngramMeta`` node, or None (new or older database)."""
         try:
-            frame = self._execute(statement("read_meta", self.dialect), what="reading the stored graph schema")
+            frame = self._execute(self.statements.statement("read_meta"), what="reading the stored graph schema")
         except QueryError:
             return None
         if frame is None or "key" not in getattr(frame, "columns", ()):
@@ -371,7 +371,7 @@ class Neo4jStore(CypherStore):
             On a read-only store.
         """
         self._require_writable("create_schema")
-        for ddl in schema_statements(self.dialect, self.schema) + neo4j_index_statements(self.schema):
+        for ddl in self.statements.ddl(self.schema):
             self._execute(ddl, what="schema creation")
         self._run("write_meta", {"key": "graph_schema", "value": json.dumps(self.schema.to_dict())})
 
