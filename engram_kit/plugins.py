@@ -278,3 +278,10 @@ vectors: Registry[Any] = Registry("vectors", "vector store")
 
 #: Every registry by kind, for ``engram plugins`` and tests.
 REGISTRIES: dict[str, Registry[Any]] = {r.kind: r for r in (formats, backends, embedders, agents, ner, llm, vectors)}
+
+
+# --- built-in graph formats: one line each (a format module defines a GraphFormat: loader + profile) ----------------
+formats.register_lazy("hetionet", "engram_kit.kg.hetionet:HETIONET_FORMAT",
+                      description="Hetionet v1.0 (the bundled sample, a data folder, or the downloaded release)")
+formats.register_lazy("kgx", "engram_kit.kg.kgx:KGX_FORMAT",
+                      description="a Biolink KGX graph (nodes + edges, TSV or JSON Lines)")

@@ -140,7 +140,7 @@ def test_a_toy_backend_runs_a_workspace(memory_backend, workspace, sample_record
     from engram_kit.workspace import Workspace
 
     path = tmp_path / "toy"
-    ws = Workspace.create(path, backend="memory")
+    ws = Workspace.create(path, graph="hetionet", backend="memory")
     try:
         ws.settings.progress = False
         assert isinstance(ws.store, MemoryStore) and ws.manifest["backend"] == "memory"
