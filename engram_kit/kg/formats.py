@@ -74,7 +74,7 @@ class GraphFormat:
     options : mapping of str to str
         Option name -> help, the options the loader reads (CLI ``--option NAME=VALUE``); others are refused.
     schema : GraphSchema or None
-        The format's fixed schema when it has one (Hetionet v1.0, PrimeKG): what a stored answer of that format
+        The format's fixed schema when it has one (Hetionet v1.0): what a stored answer of that format
         is read against without its workspace (:func:`fixed_schema`). None when the schema is derived from the
         data (KGX).
     report_lines : callable or None
