@@ -1,9 +1,8 @@
 """Helpers every graph-format loader shares: reading (gzip or plain) tables, line-exact problem reports, the
 load report, and verified downloads.
 
-The Hetionet, KGX and PrimeKG loaders (:mod:`~engram_kit.kg.hetionet`, :mod:`~engram_kit.kg.kgx`,
-:mod:`~engram_kit.kg.primekg`) build on these and on nothing private of each other; a new format's module does
-the same.
+The format loaders (:mod:`~engram_kit.kg.hetionet`, :mod:`~engram_kit.kg.kgx`, ...) build on these and on
+nothing private of each other; a new format's module does the same.
 
 * :class:`LoadReport`: what a loader loaded and skipped (each format's report extends it).
 * :class:`Problems`, :func:`empty_skipped`: invalid rows collected vectorised, then raised (first by line) or
@@ -58,7 +57,7 @@ class LoadReport:
         The files read (``nodes_path`` None when the format has no node file).
     edge_format : str
         The edge table's layout as the loader names it (Hetionet ``"sif"``/``"tsv"``, KGX ``"tsv"``/``"jsonl"``,
-        PrimeKG ``"csv"``).
+        ...).
     nodes_per_kind : dict of str to int
         Loaded nodes per node kind.
     edges_per_metaedge : dict of str to int
