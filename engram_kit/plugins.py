@@ -285,3 +285,4 @@ formats.register_lazy("hetionet", "engram_kit.kg.hetionet:HETIONET_FORMAT",
                       description="Hetionet v1.0 (the bundled sample, a data folder, or the downloaded release)")
 formats.register_lazy("kgx", "engram_kit.kg.kgx:KGX_FORMAT",
                       description="a Biolink KGX graph (nodes + edges, TSV or JSON Lines)")
+formats.register_lazy("primekg", "engram_kit.kg.primekg:PRIMEKG_FORMAT", description="PrimeKG (its kg.csv)")
