@@ -350,7 +350,7 @@ def ingest_once(backend: str, records: list[Any], workers: int, batch_size: int)
     path = CACHE / f"ws-{backend}-{len(records)}-w{workers}"
     shutil.rmtree(path, ignore_errors=True)
     settings = Settings(embedding_model=backend, batch_size=batch_size, progress=True)
-    ws = Workspace.create(path, settings=settings)
+    ws = Workspace.create(path, graph="hetionet", settings=settings)
     _ = ws.ingestion_extractor, ws.resolver  # load lexicon, term list and resolver outside the timing (once)
     ws.embedder.encode(["warm up"])
     w0, c0, j0 = time.perf_counter(), cpu_seconds(), host_jiffies()
@@ -437,7 +437,7 @@ def part_engines(lines: list[str], sets: list[tuple[str, list[Any]]], backends: 
             for engine in ("local", "ray"):
                 path = CACHE / f"ws-engines-{backend}-{len(records)}-{engine}"
                 shutil.rmtree(path, ignore_errors=True)
-                Workspace.create(path, settings=Settings(embedding_model=backend, batch_size=batch_size,
+                Workspace.create(path, graph="hetionet", settings=Settings(embedding_model=backend, batch_size=batch_size,
                                                          progress=False)).close()
                 out = subprocess.run([sys.executable, "-m", "benchmarks.ingest", "--one",
                                       f"{engine}|{path}|{source}|{workers}"], capture_output=True, text=True,

@@ -53,9 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
 def _init_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram init``."""
     _workspace_arg(p)
+    from engram_kit import plugins
+
+    formats = plugins.formats.names()
+    p.add_argument("--graph", choices=formats, default="hetionet", metavar="FORMAT",
+                   help="knowledge-graph format (default hetionet, the bundled sample): "
+                        + "; ".join(f"{n}: {plugins.formats.describe(n)}" for n in formats))
     p.add_argument("--data", type=Path, default=None,
-                   help="data folder in the bundled layout (hetionet/, synonyms/, pubmed/; default: the bundled "
-                        "sample, or $ENGRAM_DATA_DIR)")
+                   help="the graph format's input file or folder; default the format's bundled sample, if it has "
+                        "one (hetionet: a data folder in the bundled layout hetionet/, synonyms/, pubmed/, default the "
+                        "bundled sample or $ENGRAM_DATA_DIR; kgx: the edges file)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                   help="an option of the format's loader, repeatable (kgx: nodes=FILE, stub_missing=true, "
+                        "errors=raise; hetionet: errors=skip); an unknown name is refused with the format's list")
+    p.add_argument("--graph-name", default="", help="name recorded for the graph (default the format's own, e.g. "
+                   "'Hetionet'; 'Monarch KG')")
+    p.add_argument("--graph-release", default="", help="release recorded for the graph (e.g. 2024-09-12)")
     p.add_argument("--download", type=Path, nargs="?", const=Path("hetionet-v1.0"), default=None, metavar="DIR",
                    help="download the full official Hetionet v1.0 (47,031 nodes, 2,250,197 edges; ~12 MB, SHA-256 "
                         "checked) into DIR (default ./hetionet-v1.0; a verified copy there is reused) and load it")
@@ -68,14 +81,13 @@ def _init_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedder", default=None, metavar="NAME",
                    help="passage embedder, recorded in the workspace (engram plugins lists them): "
                         + plugins.embedders.help(default=Settings().embedding_model))
+    # KGX flags of earlier releases: the same as --graph kgx --data EDGES --option nodes=NODES ...
     p.add_argument("--kgx-edges", type=Path, default=None, metavar="EDGES",
-                   help="load a Biolink KGX graph instead of Hetionet: its edges file (.tsv/.jsonl, .gz ok)")
-    p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES",
-                   help="the KGX nodes file (without one, endpoints become stub nodes typed from the association)")
-    p.add_argument("--kgx-stub-missing", action="store_true",
-                   help="keep edges whose endpoints are not in the nodes file, as stub nodes (default: skip them)")
-    p.add_argument("--kgx-name", default="KGX graph", help="name recorded for the KGX graph (e.g. 'Monarch KG')")
-    p.add_argument("--kgx-release", default="", help="release recorded for the KGX graph (e.g. 2024-09-12)")
+                   help="same as --graph kgx --data EDGES (a Biolink KGX edges file, .tsv/.jsonl, .gz ok)")
+    p.add_argument("--kgx-nodes", type=Path, default=None, metavar="NODES", help="same as --option nodes=NODES")
+    p.add_argument("--kgx-stub-missing", action="store_true", help="same as --option stub_missing=true")
+    p.add_argument("--kgx-name", default="", help="same as --graph-name")
+    p.add_argument("--kgx-release", default="", help="same as --graph-release")
     p.add_argument("--backend", choices=plugins.backends.names(), default="ladybug",
                    help="graph backend: " + plugins.backends.help(default="ladybug"))
     _neo4j_args(p)
@@ -147,35 +159,49 @@ def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
     return Workspace.open(args.workspace or default_workspace_path(), read_only=read_only)
 
 
-def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | None
-    """The KGX graph named by ``--kgx-edges``/``--kgx-nodes`` (loaded and reported), or None for Hetionet."""
-    from engram_kit.errors import DataError
+def _graph_request(args: argparse.Namespace) -> tuple[str, dict[str, str], str, str]:
+    """``(format, options, name, release)`` from ``--graph``/``--option``/``--graph-name``/``--graph-release`` and
+    the older ``--kgx-*`` flags, which say ``--graph kgx`` and its options.
 
+    Raises
+    ------
+    DataError
+        For a malformed ``--option``, ``--kgx-nodes`` without ``--kgx-edges``, or ``--kgx-edges`` with ``--data``
+        or another ``--graph``.
+    """
+    from engram_kit.kg.formats import parse_options
+
+    fmt = getattr(args, "graph", "hetionet")
+    options = parse_options(getattr(args, "option", None))
+    name, release = getattr(args, "graph_name", ""), getattr(args, "graph_release", "")
     edges, nodes = getattr(args, "kgx_edges", None), getattr(args, "kgx_nodes", None)
     if edges is None:
         if nodes is not None:
             raise DataError("--kgx-nodes needs --kgx-edges too (the edges file of the same KGX graph).")
-        return None
+        return fmt, options, name, release
     if getattr(args, "data", None) is not None:
-        raise DataError("--data (a Hetionet data folder) and --kgx-edges (a KGX graph) exclude each other: a "
+        raise DataError("--data (the graph's input) and --kgx-edges (a KGX graph) exclude each other: a "
                         "workspace holds one knowledge graph. Drop one of them.")
-    for flag, file in (("--kgx-edges", edges), ("--kgx-nodes", nodes)):
-        if file is not None and file.is_dir():
-            raise DataError(f"{flag} {file} is a folder; give the KGX file inside it (e.g. {file}/edges.tsv).")
-    from engram_kit.kg.kgx import KGXLoadReport, load_kgx
+    if fmt not in ("hetionet", "kgx"):  # hetionet: the default, not a choice
+        raise DataError(f"--kgx-edges loads a KGX graph; it excludes --graph {fmt}.")
+    args.data = edges
+    if nodes is not None:
+        options["nodes"] = str(nodes)
+    if args.kgx_stub_missing:
+        options["stub_missing"] = "true"
+    return "kgx", options, name or args.kgx_name, release or args.kgx_release
 
-    stub = nodes is None or args.kgx_stub_missing
-    kg = load_kgx(nodes.resolve() if nodes else None, edges.resolve(), errors="skip",
-                  missing_nodes="stub" if stub else "error", name=args.kgx_name, version=args.kgx_release)
-    report = kg.report
-    assert isinstance(report, KGXLoadReport)  # load_kgx returns a KGX load report
-    print(f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, {report.n_negated:,} "
-          f"negated, {report.n_skipped:,} malformed rows skipped; Biolink model {report.biolink_model_version}.")
-    for row in report.skipped.head(5).itertuples(index=False):
-        print(f"  skipped {row.file} line {row.line}: {row.reason}")
-    if report.n_skipped and not stub and report.skipped["reason"].str.contains("not in the nodes file").any():
-        print("  (edges whose endpoints are missing from the nodes file were skipped; --kgx-stub-missing keeps "
-              "them as stub nodes)")
+
+def _load_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph
+    """The graph ``engram init`` asked for (``--download`` fetched first), read by its format's loader and
+    reported (the format's report lines)."""
+    from engram_kit.kg.formats import get_format
+
+    name, options, graph_name, release = _graph_request(args)
+    fmt = get_format(name)
+    kg = fmt.load(_downloaded_data(args), name=graph_name, release=release, options=options, progress=True)
+    for line in fmt.report_lines(kg) if fmt.report_lines else ():
+        print(line)
     return kg
 
 
@@ -212,9 +238,10 @@ def _downloaded_data(args: argparse.Namespace):  # noqa: ANN202 - DataPaths | Pa
     with the bundled synonym tables and abstracts."""
     if getattr(args, "download", None) is None:
         return args.data
-    if args.data is not None or getattr(args, "kgx_edges", None) is not None:
-        raise DataError("--download (the official Hetionet release) excludes --data and --kgx-edges: a workspace "
-                        "holds one knowledge graph. Drop one of them.")
+    if args.data is not None or getattr(args, "kgx_edges", None) is not None or \
+            getattr(args, "graph", "hetionet") != "hetionet":
+        raise DataError("--download (the official Hetionet release) excludes --data, --kgx-edges and another --graph: "
+                        "a workspace holds one knowledge graph. Drop one of them.")
     from engram_kit.datasets import downloaded_data_paths
     from engram_kit.kg import hetionet
 
@@ -231,10 +258,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
-    data = _downloaded_data(args)
-    graph = _kgx_graph(args)
+    graph = _load_graph(args)
     print(f"Creating workspace {path} ...", flush=True)
-    with Workspace.create(path, data=data, overwrite=args.force, vectors=_vectors_arg(args) or "local",
+    with Workspace.create(path, overwrite=args.force, vectors=_vectors_arg(args) or "local",
                           graph=graph, settings=settings, backend=getattr(args, "backend", "ladybug")) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
@@ -430,8 +456,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         ws = Workspace.open(path)
         print(f"Using existing workspace {path}.")
     except WorkspaceError:
-        print(f"Creating workspace {path} from the bundled sample ...", flush=True)
-        ws = Workspace.create(path)
+        print(f"Creating workspace {path} from the bundled Hetionet sample ...", flush=True)
+        ws = Workspace.create(path, graph="hetionet")
     with ws:
         abstracts = resolve_data_paths().abstracts
         print(f"Ingesting {abstracts} ...", flush=True)
@@ -608,10 +634,10 @@ def cmd_init_with_backend(args: argparse.Namespace) -> int:
     path = args.workspace or default_workspace_path()
     settings = _init_settings(args, path)
     config = _neo4j_config(args)
-    data = _downloaded_data(args)
+    graph = _load_graph(args)
     print(f"Creating workspace {path} on Neo4j {config.uri} (database {config.database}) ...", flush=True)
-    with Workspace.create(path, data=data, overwrite=args.force, backend="neo4j", neo4j=config,
-                          vectors=_vectors_arg(args) or "local", graph=_kgx_graph(args), settings=settings) as ws:
+    with Workspace.create(path, overwrite=args.force, backend="neo4j", neo4j=config,
+                          vectors=_vectors_arg(args) or "local", graph=graph, settings=settings) as ws:
         kg = ws.manifest["knowledge_graph"]
         print(f"Loaded {(kg['name'] + ' ' + kg['version']).strip()}: {kg['n_nodes']:,} nodes, {kg['n_edges']:,} edges "
               f"in {ws.manifest['build_seconds']} s.")

@@ -89,6 +89,9 @@ class DataPaths:
         Folder of synonym tables used by entity resolution (see its README.md).
     abstracts : Path
         PubMed records, gzip JSON lines ``{pmid, title, abstract, sources, year?}``.
+    graph_format : str
+        The graph format these files are (``"hetionet"``: the folder layout is Hetionet's), what
+        ``Workspace.create(path, data=paths)`` loads them as.
     """
 
     root: Path
@@ -97,6 +100,7 @@ class DataPaths:
     edges: Path
     synonyms_dir: Path
     abstracts: Path
+    graph_format: str = "hetionet"
 
 
 def downloaded_data_paths(nodes: str | os.PathLike[str], edges: str | os.PathLike[str]) -> DataPaths:
@@ -185,6 +189,7 @@ def resolve_data_paths(root: str | os.PathLike[str] | None = None) -> DataPaths:
                         "(see data/README.md: scripts/make_sample_data.py rebuilds hetionet/ and pubmed/), or get "
                         "Hetionet with engram_kit.kg.download_hetionet().")
     layout = _LAYOUT_BY_EDGES[str(found["edges"].relative_to(base).as_posix())]
-    paths = DataPaths(root=base, layout=layout, **found)
+    paths = DataPaths(root=base, layout=layout, nodes=found["nodes"], edges=found["edges"],
+                      synonyms_dir=found["synonyms_dir"], abstracts=found["abstracts"])
     logger.debug("Resolved %s data under %s: %s", layout, base, paths)
     return paths

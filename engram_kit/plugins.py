@@ -346,6 +346,13 @@ vectors: Registry[Any] = Registry("vectors", "vector store")
 REGISTRIES: dict[str, Registry[Any]] = {r.kind: r for r in (formats, backends, embedders, agents, ner, llm, vectors)}
 
 
+# --- built-in graph formats: one line each (a format module defines a GraphFormat: loader + profile) ----------------
+formats.register_lazy("hetionet", "engram_kit.kg.hetionet:HETIONET_FORMAT",
+                      description="Hetionet v1.0 (the bundled sample, a data folder, or the downloaded release)")
+formats.register_lazy("kgx", "engram_kit.kg.kgx:KGX_FORMAT",
+                      description="a Biolink KGX graph (nodes + edges, TSV or JSON Lines)")
+formats.register_lazy("primekg", "engram_kit.kg.primekg:PRIMEKG_FORMAT", description="PrimeKG (its kg.csv)")
+
 # --- the built-in entries -------------------------------------------------------------------------------------------
 # One lazy line each (name, "module:attribute", description): listing them (`engram --help`, `engram plugins`)
 # imports none of these modules. An outside package adds entries the same way, or through an entry point.

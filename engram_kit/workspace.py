@@ -36,7 +36,7 @@ import pandas as pd
 from engram_kit.files import write_atomic
 from engram_kit import __version__
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
-from engram_kit.datasets import DataPaths, resolve_data_paths
+from engram_kit.datasets import DataPaths
 from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
 from engram_kit.errors import DataError, ReadOnlyError, WorkspaceError
 from engram_kit.extraction import EntityExtractor
@@ -52,7 +52,6 @@ from engram_kit.ingestion.pubmed import (
     unique_records,
 )
 from engram_kit.kg.graph import KnowledgeGraph
-from engram_kit.kg.hetionet import load_hetionet
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.resolution.resolver import HUMAN_TAXON
 from engram_kit.resolution import EntityResolver
@@ -155,14 +154,23 @@ class Workspace:
     def create(cls, path: str | Path, *, data: str | Path | DataPaths | None = None,
                settings: Settings | None = None, overwrite: bool = False,
                embedder: Embedder | None = None, backend: str = "ladybug", neo4j: Any = None,
-               vectors: str | ChromaServerConfig = "local", graph: KnowledgeGraph | None = None) -> Workspace:
+               vectors: str | ChromaServerConfig = "local", graph: KnowledgeGraph | str | None = None) -> Workspace:
         """Create a workspace and load a knowledge graph into it.
+
+        Which graph is always said by the caller, never assumed: ``graph`` is a loaded
+        :class:`~engram_kit.kg.graph.KnowledgeGraph` or the name of a registered graph format
+        (``"hetionet"``, ``"kgx"``...: ``engram_kit.plugins.formats.names()``) whose loader reads ``data``
+        (None: the format's bundled sample). A :class:`~engram_kit.datasets.DataPaths` names its format itself
+        (the bundled folder layout is Hetionet's), so ``data=resolve_data_paths()`` alone is enough. The
+        manifest records the format (``knowledge_graph.format``) and every later caller reads the schema from
+        the workspace.
 
         Parameters
         ----------
         path : folder to create (must not hold a workspace unless ``overwrite``).
-        data : a data folder in the bundled or shared layout, or :class:`DataPaths`; default: the
-            bundled sample (``data/``), or ``$ENGRAM_DATA_DIR``.
+        data : the format's input: for ``"hetionet"`` a data folder in the bundled or shared layout, or
+            :class:`DataPaths`; for ``"kgx"`` the edges file; for another format what its ``data_help`` says. None: the format's
+            bundled sample (Hetionet: ``data/`` or ``$ENGRAM_DATA_DIR``).
         settings : parameters recorded in the manifest (default :class:`Settings`).
         overwrite : delete an existing workspace at ``path`` first.
         backend : a store backend of :data:`engram_kit.plugins.backends`: ``"ladybug"`` (embedded, default) or
@@ -173,15 +181,18 @@ class Workspace:
             ``<path>/vectors``, default), or a Chroma server: its URL (``"http://localhost:8000"``; token from
             ``$CHROMA_TOKEN``) or a :class:`~engram_kit.store.vectors.ChromaServerConfig`. Recorded in
             ``manifest["vector_store"]``.
-        graph : an already loaded knowledge graph to hold instead of the Hetionet files of ``data``, e.g. a
-            Biolink KGX graph from :func:`engram_kit.kg.kgx.load_kgx` (its schema becomes the store's; its
-            name, release and schema are recorded in ``manifest["knowledge_graph"]``). Negated assertions are
+        graph : a loaded knowledge graph (e.g. from :func:`engram_kit.kg.kgx.load_kgx`), or a format name of
+            :data:`engram_kit.plugins.formats` read with ``data`` (see above). Its schema becomes the store's; name,
+            release, format and schema are recorded in ``manifest["knowledge_graph"]``. Negated assertions are
             stored but left out of the PPR graph.
 
         Raises
         ------
         WorkspaceError
-            If ``path`` already holds a workspace and ``overwrite`` is False.
+            If ``path`` already holds a workspace and ``overwrite`` is False, or no graph is named (neither
+            ``graph`` nor a :class:`DataPaths` ``data``; the message lists the registered formats).
+        PluginError
+            If ``graph`` names no registered format.
         DataError
             If the data files are missing or malformed, or ``vectors`` is not a usable choice.
         PluginError
@@ -194,7 +205,21 @@ class Workspace:
         settings = settings or Settings()
         if path.exists() and not path.is_dir():
             raise WorkspaceError(f"{path} is a file, not a folder; choose a folder for the workspace (-w DIR).")
-        if graph is not None and (graph.n_nodes == 0 or graph.n_edges == 0):
+        if graph is None and isinstance(data, DataPaths):
+            graph = data.graph_format
+        if graph is None:
+            from engram_kit.kg.formats import format_names
+
+            raise WorkspaceError(f"Name the knowledge graph of {path}: Workspace.create(path, graph=<format>) with "
+                                 f"one of {', '.join(format_names())} (data= its input; None: the format's bundled "
+                                 "sample), or graph=<a loaded KnowledgeGraph>. CLI: engram init --graph <format>.")
+        if isinstance(graph, str):
+            from engram_kit.kg.formats import get_format
+
+            graph_format = get_format(graph)  # an unknown name fails here, before anything is loaded
+        else:
+            graph_format = None
+        if not isinstance(graph, str) and (graph.n_nodes == 0 or graph.n_edges == 0):
             raise DataError(f"The knowledge graph {graph.name!r} has {graph.n_nodes} nodes and {graph.n_edges} edges "
                             f"after loading ({graph.report.n_skipped} rows skipped); nothing to build a workspace "
                             "on. Check the load report (report.skipped) and the files.")
@@ -212,15 +237,10 @@ class Workspace:
         started = time.perf_counter()
         # The graph is read before an old workspace is replaced: `engram init --data <missing folder> --force`
         # deleted the workspace and then failed on the folder.
-        if graph is None:
-            paths = data if isinstance(data, DataPaths) else resolve_data_paths(Path(data) if data else None)
-            kg = load_hetionet(paths.nodes, paths.edges, progress=settings.progress)
-            files = {"nodes_file": str(paths.nodes), "edges_file": str(paths.edges)}
-            synonyms_dir: Path | None = paths.synonyms_dir
-        else:  # a KGX graph brings its own names and synonyms; the Hetionet synonym tables don't apply
-            kg = graph
-            files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path)}
-            synonyms_dir = None
+        kg = graph_format.load(data, progress=settings.progress) if graph_format is not None else graph
+        assert not isinstance(kg, str)  # a name was loaded just above
+        files = {"nodes_file": str(kg.report.nodes_path or ""), "edges_file": str(kg.report.edges_path or "")}
+        synonyms_dir: Path | None = kg.synonyms_dir  # a format's own synonym tables (Hetionet's synonyms/)
         if replacing:
             shutil.rmtree(path)
         existed = path.exists()
@@ -250,7 +270,7 @@ class Workspace:
             "backend": backend,
             **_backend_manifest(store),
             "knowledge_graph": {
-                "name": kg.name, "version": kg.version, "schema": kg.schema.name, **files,
+                "name": kg.name, "version": kg.version, "format": kg.format, "schema": kg.schema.name, **files,
                 "synonyms_dir": str(synonyms_dir) if synonyms_dir else "",
                 "n_nodes": int(kg.n_nodes), "n_edges": int(kg.n_edges),
                 **_graph_provenance(kg),

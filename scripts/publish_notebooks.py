@@ -132,7 +132,7 @@ def _sample_workspace(root: Path) -> Path:
     from engram_kit.datasets import resolve_data_paths
 
     path = root / "dashboard-ws"
-    with Workspace.create(path, settings=Settings(progress=False)) as ws:
+    with Workspace.create(path, graph="hetionet", settings=Settings(progress=False)) as ws:
         ws.ingest(resolve_data_paths().abstracts)
     return path
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engram_kit.kg.schema import HETIONET_SCHEMA
+
 import asyncio
 import gzip
 import json
@@ -58,15 +60,15 @@ def ad_run(workspace):
 # --- routing -----------------------------------------------------------------------------------------
 def test_routing_rules_and_reasons():
     bace1, ad = _entity(BACE1, "BACE1", "Gene"), _entity(ALZHEIMERS, "Alzheimer's disease", "Disease")
-    decision = route("What does BACE1 do in Alzheimer's disease?", [bace1, ad], binder_counts={BACE1: 0})
+    decision = route("What does BACE1 do in Alzheimer's disease?", [bace1, ad], binder_counts={BACE1: 0}, schema=HETIONET_SCHEMA)
     assert decision.agents == ["literature", "pathway", "synthesis"]
     assert "0 known binders" in " ".join(decision.route("drug").reasons)
-    decision = route("Which drugs could be repurposed for Alzheimer's disease?", [ad])
+    decision = route("Which drugs could be repurposed for Alzheimer's disease?", [ad], schema=HETIONET_SCHEMA)
     assert "drug" in decision.agents and "repurposing" in decision.route("drug").reasons[0]
-    decision = route("What does it bind?", [], [_entity(DONEPEZIL, "Donepezil", "Compound")])
+    decision = route("What does it bind?", [], [_entity(DONEPEZIL, "Donepezil", "Compound")], schema=HETIONET_SCHEMA)
     assert "drug" in decision.agents and "from memory" in decision.route("drug").reasons[0]
     assert "pathway" not in decision.agents
-    decision = route("Tell me about BACE1", [bace1], binder_counts={BACE1: 3})
+    decision = route("Tell me about BACE1", [bace1], binder_counts={BACE1: 3}, schema=HETIONET_SCHEMA)
     assert "drug" in decision.agents and set(decision.to_frame()["agent"]) == {"literature", "pathway", "drug",
                                                                                  "synthesis"}
 

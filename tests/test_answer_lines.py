@@ -186,7 +186,7 @@ def _answer(question_type="summary", **fields):  # noqa: ANN001, ANN003, ANN202
     from engram_kit.answering.types import Answer, Citation, Claim
     from engram_kit.retrieval.results import RetrievalResult
 
-    result = RetrievalResult("q?", "all", 0.4, 0.5, [], [], pd.DataFrame(), pd.DataFrame(), 0.0, 0)
+    result = RetrievalResult("q?", "all", 0.4, 0.5, [], [], pd.DataFrame(), pd.DataFrame(), 0.0, 0, graph="hetionet")
     claims = [Claim("Metformin lowered weight in obese adults.", (Citation("passage", "p1", "PMID:1"),))]
     return Answer("q?", claims, "extractive", result, question_type=question_type, **fields)
 

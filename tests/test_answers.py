@@ -7,6 +7,8 @@ expected number is checked against an independent query of the same store.
 
 from __future__ import annotations
 
+from engram_kit.kg.schema import HETIONET_SCHEMA
+
 import dataclasses
 
 import numpy as np
@@ -37,26 +39,26 @@ METFORMIN, BACE1 = "Compound::DB00331", "Gene::23621"
     ("How many diseases does metformin treat?", ("metformin", "Compound"), ["TREATS_CtD"], "count"),
 ])
 def test_intent_reads_relation_and_asked_kind(question, anchor, chain, aggregate):
-    intent = parse_intent(question, [anchor])
+    intent = parse_intent(question, [anchor], HETIONET_SCHEMA)
     assert intent.known and [h.rel_type for h in intent.hops] == chain and intent.aggregate == aggregate
     assert intent.anchor_label == anchor[1]
 
 
 def test_intent_aggregates_without_an_entity_and_unknown_intent_says_so():
-    rank = parse_intent("Which compounds treat the most diseases?", [])
+    rank = parse_intent("Which compounds treat the most diseases?", [], HETIONET_SCHEMA)
     assert rank.aggregate == "rank" and rank.target_label == "Compound" and rank.hops[0].rel_type == "TREATS_CtD"
-    count = parse_intent("How many pathways are there?", [])
+    count = parse_intent("How many pathways are there?", [], HETIONET_SCHEMA)
     assert count.known and count.aggregate == "count" and count.target_label == "Pathway" and not count.hops
-    unknown = parse_intent("What is the mechanism of action of metformin?", [("metformin", "Compound")])
+    unknown = parse_intent("What is the mechanism of action of metformin?", [("metformin", "Compound")], HETIONET_SCHEMA)
     assert not unknown.known and "Could not tell which relation" in unknown.explanation
     # a kind word in apposition names the entity's own kind, not the asked one
-    assert not parse_intent("When was the gene TP53 first described?", [("TP53", "Gene")]).known
+    assert not parse_intent("When was the gene TP53 first described?", [("TP53", "Gene")], HETIONET_SCHEMA).known
 
 
 def test_intent_direction_follows_the_schema():
-    (hop,) = parse_intent("What treats type 2 diabetes mellitus?", [("type 2 diabetes mellitus", "Disease")]).hops
+    (hop,) = parse_intent("What treats type 2 diabetes mellitus?", [("type 2 diabetes mellitus", "Disease")], HETIONET_SCHEMA).hops
     assert (hop.from_label, hop.to_label, hop.forward) == ("Disease", "Compound", False)  # stored Compound -> Disease
-    (hop,) = parse_intent("What does metformin treat?", [("metformin", "Compound")]).hops
+    (hop,) = parse_intent("What does metformin treat?", [("metformin", "Compound")], HETIONET_SCHEMA).hops
     assert hop.forward
 
 
@@ -258,7 +260,8 @@ def _hit(rank, pid, text, *, page=None, page_end=None, pmid="", section=""):  # 
 def _result(question, hits):  # noqa: ANN001, ANN202
     from engram_kit.retrieval.results import RetrievalResult
 
-    return RetrievalResult(question, "all", 0.4, 0.5, [], hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0)
+    return RetrievalResult(question, "all", 0.4, 0.5, [], hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0,
+                           graph="hetionet")
 
 
 def test_literature_sentences_are_whole_focused_deduplicated_and_cite_their_page():
@@ -556,11 +559,11 @@ def test_name_variants_and_leftover_words():
     assert "breast cancer" in name_variants("carcinoma of the breast")
     assert "type 2 diabetes" in name_variants("diabetes type 2") and "type 2 diabetes" in name_variants("diabetes type II")
     assert name_variants("Alzheimer's disease") == []
-    assert residual_spans("Which pills treat diabetes type 2?") == ["diabetes type 2"]
+    assert residual_spans("Which pills treat diabetes type 2?", schema=HETIONET_SCHEMA) == ["diabetes type 2"]
     # aggregates name no entity: nothing is left to read as one
-    assert residual_spans("Which compounds treat the most diseases?") == []
-    assert residual_spans("Top pharmacologic classes by number of compounds?") == []
-    assert residual_spans("How many diseases are in the graph?") == []
+    assert residual_spans("Which compounds treat the most diseases?", schema=HETIONET_SCHEMA) == []
+    assert residual_spans("Top pharmacologic classes by number of compounds?", schema=HETIONET_SCHEMA) == []
+    assert residual_spans("How many diseases are in the graph?", schema=HETIONET_SCHEMA) == []
 
 
 def test_desk_reads_diabetes_type_2_as_t2dm(graph_ws):

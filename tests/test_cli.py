@@ -98,13 +98,13 @@ def test_unknown_embedder_is_refused_before_anything_is_built_or_replaced(tmp_pa
 
     fresh = tmp_path / "fresh"
     with pytest.raises(PluginError, match="Unknown embedder 'no-such-model'"):
-        Workspace.create(fresh, settings=Settings(embedding_model="no-such-model"))
+        Workspace.create(fresh, graph="hetionet", settings=Settings(embedding_model="no-such-model"))
     assert not fresh.exists()
     old = tmp_path / "old"
     old.mkdir()
     (old / "manifest.json").write_text('{"kept": true}')
     with pytest.raises(PluginError, match="use one of .*static"):
-        Workspace.create(old, settings=Settings(embedding_model="no-such-model"), overwrite=True)
+        Workspace.create(old, graph="hetionet", settings=Settings(embedding_model="no-such-model"), overwrite=True)
     assert (old / "manifest.json").read_text() == '{"kept": true}'
     assert main(["init", "-w", str(fresh), "--embedder", "no-such-model"]) == 2
     captured = capsys.readouterr()
@@ -153,5 +153,5 @@ def test_force_init_from_a_missing_data_folder_keeps_the_old_workspace(tmp_path,
     assert f"Data folder {missing} does not exist" in err and "--data DIR" in err
     assert (old / "manifest.json").read_text() == '{"kept": true}'
     with pytest.raises(DataError, match="does not exist"):
-        Workspace.create(old, data=missing, overwrite=True)
+        Workspace.create(old, graph="hetionet", data=missing, overwrite=True)
     assert (old / "manifest.json").read_text() == '{"kept": true}'

@@ -87,7 +87,8 @@ def test_printed_passage_scores_use_the_json_keys_and_values(capsys) -> None:
                      ppr_raw=0.0012, semantic_raw=0.4375, text_score=0.9375, bm25_raw=3.5)
     result = RetrievalResult(question="What does metformin activate?", source="all", alpha=0.25, damping=0.85,
                              entities=[], passages=[hit], subgraph_nodes=pd.DataFrame(),
-                             subgraph_edges=pd.DataFrame(), hub_mass=0.0, ppr_iterations=3)
+                             subgraph_edges=pd.DataFrame(), hub_mass=0.0, ppr_iterations=3,
+                             graph="hetionet")
     answer = Answer(question=result.question, claims=[], mode="extractive", retrieval=result)
     _print_answer(answer)
     line = next(x for x in capsys.readouterr().out.splitlines() if "PMID:1 " in x)

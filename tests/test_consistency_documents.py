@@ -49,7 +49,7 @@ def toy_path(tmp_path_factory) -> Path:
     from engram_kit.workspace import Workspace
 
     path = tmp_path_factory.mktemp("toydocs") / "ws"
-    Workspace.create(path, settings=Settings(embedding_model="toy-hash", batch_size=8, progress=False)).close()
+    Workspace.create(path, graph="hetionet", settings=Settings(embedding_model="toy-hash", batch_size=8, progress=False)).close()
     return path
 
 

@@ -124,7 +124,7 @@ def toy_workspace(tmp_path_factory):
     from engram_kit.workspace import Workspace
 
     path = tmp_path_factory.mktemp("toyws") / "ws"
-    ws = Workspace.create(path, settings=Settings(embedding_model="toy-hash", batch_size=8, progress=False))
+    ws = Workspace.create(path, graph="hetionet", settings=Settings(embedding_model="toy-hash", batch_size=8, progress=False))
     yield ws
     ws.close()
 

@@ -105,7 +105,8 @@ def _hit(rank: int, pid: str, text: str) -> PassageHit:
 def _result(question: str, hits: list[PassageHit]) -> RetrievalResult:
     ents = [ResolvedEntity("Parkinson's disease", 0, 19, "Disease::DOID:14330", "Parkinson's disease", "Disease", 1.0,
                            "exact", 1.0)]
-    return RetrievalResult(question, "all", 0.05, 0.5, ents, hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0)
+    return RetrievalResult(question, "all", 0.05, 0.5, ents, hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0,
+                           graph="hetionet")
 
 
 MENTIONS = pd.DataFrame([

@@ -156,7 +156,7 @@ def test_desk_generic_edges_template_works_on_hetionet(workspace):
     assert result.template == "entity_edges" and result.outcome == "supported"
     rows = [r for a in result.artifacts for r in _rows(a)]
     assert rows and {"rel_type", "sources", "pubmed_ids", "subject", "object"} <= set(rows[0])
-    assert pick_template("What does metformin treat?", result.entities) is None  # no Compound entity here
+    assert pick_template("What does metformin treat?", result.entities, HETIONET_SCHEMA) is None  # no Compound entity here
 
 
 # ------------------------------------------------------------------------------------------ desk: negation
@@ -194,7 +194,7 @@ def test_routing_on_kgx_names_the_graph_and_what_is_missing(kgx_workspace):
     assert drug.startswith("not applicable to a Monarch KG sample graph (no Compound nodes") and "TREATS_CtD" in drug
     assert "not applicable to a Monarch KG sample graph" in decision.route("pathway").reasons[0]
     assert not_applicable("drug", HETIONET_SCHEMA) == "" and "phenotype" not in {
-        r.agent for r in route("Tell me about BACE1", []).routes}  # Hetionet routing is unchanged
+        r.agent for r in route("Tell me about BACE1", [], schema=HETIONET_SCHEMA).routes}  # Hetionet routing is unchanged
 
 
 def test_agents_run_on_kgx_with_provenance(kgx_workspace):

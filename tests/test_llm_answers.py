@@ -85,7 +85,7 @@ def _result(question: str, entities: list[ResolvedEntity], pmids: tuple[str, ...
                                                  is_seed=lambda f: f.id.isin(seeds))
     passages = [_hit(i, pmid, hit_entities) for i, pmid in enumerate(pmids)]
     return RetrievalResult(question, "all", 0.5, 0.5, entities, passages, sub_nodes.reset_index(drop=True),
-                           sub_edges.reset_index(drop=True), 0.1, 20)
+                           sub_edges.reset_index(drop=True), 0.1, 20, graph="hetionet")
 
 
 def list_result() -> RetrievalResult:

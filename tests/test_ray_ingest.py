@@ -134,7 +134,7 @@ def base_workspace(tmp_path_factory) -> Path:
     from engram_kit.workspace import Workspace
 
     path = tmp_path_factory.mktemp("ray") / "base"
-    Workspace.create(path, settings=Settings(embedding_model="static", batch_size=64, progress=False)).close()
+    Workspace.create(path, graph="hetionet", settings=Settings(embedding_model="static", batch_size=64, progress=False)).close()
     return path
 
 

@@ -61,7 +61,7 @@ def test_profiles_are_found_through_the_schema_name():
 
 
 def test_toy_graph_format_runs_end_to_end(toy_workspace):
-    """A new graph format (tests/toys/toy_graph.py: loader + one register_profile line) loads, retrieves and is
+    """A new graph format (tests/toys/toy_graph.py: loader + profile + one registration line) loads, retrieves and is
     named by its profile: nothing else in engram-kit was touched."""
     manifest = toy_workspace.manifest["knowledge_graph"]
     assert manifest["schema"] == "toy" and manifest["n_edges"] == 3

@@ -229,7 +229,7 @@ def test_unreachable_server_gives_a_clear_error(tmp_path, passages):
 
     started = time.perf_counter()
     with pytest.raises(BackendUnavailableError, match="127.0.0.1"):  # checked before the graph is loaded
-        Workspace.create(tmp_path / "ws", vectors=url)
+        Workspace.create(tmp_path / "ws", graph="hetionet", vectors=url)
     assert time.perf_counter() - started < 5.0 and not (tmp_path / "ws" / "manifest.json").exists()
 
 

@@ -60,7 +60,7 @@ def test_changed_record_replaces_old_one(tmp_path, sample_paths, sample_records)
 
 def test_create_refuses_existing_and_open_refuses_missing(workspace_path, tmp_path):
     with pytest.raises(WorkspaceError, match="already holds a workspace"):
-        Workspace.create(workspace_path)
+        Workspace.create(workspace_path, graph="hetionet")
     with pytest.raises(WorkspaceError, match="engram init"):
         Workspace.open(tmp_path / "nowhere")
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from engram_kit.answering.extractive import asked_kind
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.retrieval.results import ResolvedEntity
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: st
     """
     from engram_kit.agents.registry import registered
 
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "not_applicable()")
     spec = registered(agent)
     labels = [x for x in (spec.requires_labels if spec else ()) if x not in schema.labels]
     rels = [x for x in (spec.requires_rel_types if spec else ()) if x not in schema.rel_types]
@@ -157,7 +157,7 @@ def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Se
     """
     from engram_kit.agents.registry import RoutingInput, agent_specs
 
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "route()")
     merged: dict[str, Any] = dict(facts or {})
     if binder_counts is not None:
         merged["binder_counts"] = binder_counts

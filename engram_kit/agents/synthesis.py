@@ -31,7 +31,7 @@ from engram_kit.agents.base import AgentContext, Emit
 from engram_kit.agents.events import AnswerChunkEvent, StatusEvent, SynthesisEvent
 from engram_kit.agents.registry import agent_names, findings_of, registered
 from engram_kit.answering import Answer, Claim
-from engram_kit.answering.intent import parse_intent
+from engram_kit.answering.intent import Intent, parse_intent
 from engram_kit.answering.structure import detect_question_type, headline
 from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
 from engram_kit.text import split_statements
@@ -189,8 +189,8 @@ def answer_structure(question: str, entities: list[ResolvedEntity], results: dic
     answer = literature if isinstance(literature, Answer) else None
     seeds = {e.node_id for e in entities}
     label_of = graph.label_of if graph is not None else (lambda node_id: node_id.split("::", 1)[0].replace(" ", ""))
-    intent = parse_intent(question, [(e.mention, label_of(e.node_id)) for e in entities],
-                          graph.schema if graph is not None else None)
+    intent = parse_intent(question, [(e.mention, label_of(e.node_id)) for e in entities], graph.schema) \
+        if graph is not None else Intent("", "")
     asked = {hop.rel_type for hop in intent.hops[:1]} if len(intent.hops) == 1 else set()
     items: dict[str, tuple[str, list[Citation]]] = {}
     joined: list[Citation] = []

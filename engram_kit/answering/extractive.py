@@ -378,8 +378,11 @@ class ExtractiveComposer:
                 notes += facts.notes
                 if facts.intent.known and facts.intent.hops and facts.intent.anchor_label:
                     edge_claims = facts.claims  # the asked relation (possibly none: then the note says so)
-        if intent is None:
-            intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors])
+        schema = result.graph_schema()
+        if intent is None and schema is not None:
+            intent = parse_intent(result.question, [(m, label) for m, label, _, _ in anchors], schema)
+        if intent is None:  # no schema known: no relation is read
+            intent = Intent("", "", explanation="No graph schema is known for this result.")
         unmentioned = self._unmentioned(result)
         if unmentioned:  # said first: nothing below can be about them
             notes.insert(0, unmentioned_note(unmentioned, result.graph_name))

@@ -115,17 +115,17 @@ class GraphFacts:
     ----------
     store : the workspace graph store (``read_only_query`` and its statement pack, ``statements``, are used).
     schema : the graph schema (default: the store's, else Hetionet v1.0).
-    graph_name : name shown in citations (``"Hetionet"``).
+    graph_name : name shown in citations; default the format's (``schema.profile.short_name``: ``"Hetionet"``).
     top_n : claims listed, >= 1.
     """
 
-    def __init__(self, store: Any, schema: GraphSchema | None = None, *, graph_name: str = "Hetionet",
+    def __init__(self, store: Any, schema: GraphSchema | None = None, *, graph_name: str = "",
                  top_n: int = TOP_N) -> None:
         if top_n < 1:
             raise ValueError(f"top_n must be >= 1, got {top_n}.")
         self.store = store
-        self.schema = schema or store.schema  # every GraphStore (and LockedStore) has one: Hetionet by default
-        self.graph_name = graph_name
+        self.schema = schema or store.schema  # every GraphStore (and LockedStore) has one
+        self.graph_name = graph_name or self.schema.profile.short_name  # the format's name ("Hetionet", "KGX")
         self.top_n = top_n
 
     def answer(self, question: str, anchors: list[tuple[str, str, str, str]]) -> FactsResult:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema, require_schema
 
 #: Question phrases -> relation verb (lower case; the part of a relationship type's name before "_").
 #: Checked all at once: a question may name several relations (two hops).
@@ -191,9 +191,16 @@ def mention_spans(question: str, mentions: list[str]) -> list[tuple[int, int]]:
 
 
 def _kind_patterns(schema: GraphSchema) -> tuple[tuple[str, str], ...]:
+    """The format's own kind words (``schema.profile.kind_words``), the generic :data:`KIND_WORDS`, then every
+    label's own words; only labels the schema has."""
     labels = set(schema.labels)
     own = tuple((_label_words(label), label) for label in schema.labels)
-    return tuple((p, label) for p, label in KIND_WORDS if label in labels) + own
+    return tuple((p, label) for p, label in schema.profile.kind_words + KIND_WORDS if label in labels) + own
+
+
+def _relation_words(schema: GraphSchema) -> tuple[tuple[str, str], ...]:
+    """The format's own relation words (``schema.profile.relation_words``), then :data:`RELATION_WORDS`."""
+    return schema.profile.relation_words + RELATION_WORDS
 
 
 def question_word_spans(question: str, schema: GraphSchema | None = None) -> list[tuple[int, int]]:
@@ -203,9 +210,9 @@ def question_word_spans(question: str, schema: GraphSchema | None = None) -> lis
     The evidence desk reads what is left of a question without them (and without function words) as a
     candidate entity name when its extractor finds none ("Which pills treat *diabetes type 2*?").
     """
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "question_word_spans()")
     spans = []
-    for pattern, _ in RELATION_WORDS + _kind_patterns(schema):
+    for pattern, _ in _relation_words(schema) + _kind_patterns(schema):
         for m in re.finditer(pattern, question, re.IGNORECASE):
             start, end = m.span()
             while start > 0 and question[start - 1].isalnum():
@@ -232,8 +239,10 @@ def _hops_between(schema: GraphSchema, a: str, b: str) -> list[Hop]:
     return list(seen.values())
 
 
-def _verb_rank(verb: str) -> int:
-    return DEFAULT_VERBS.index(verb) if verb in DEFAULT_VERBS else len(DEFAULT_VERBS)
+def _verb_rank(verb: str, schema: GraphSchema | None = None) -> int:
+    """Rank of ``verb`` when no relation is named: the format's ``default_verbs`` first, then :data:`DEFAULT_VERBS`."""
+    order = (schema.profile.default_verbs if schema is not None else ()) + DEFAULT_VERBS
+    return order.index(verb) if verb in order else len(order)
 
 
 def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
@@ -253,7 +262,7 @@ def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
     Intent
         ``known`` False (score 0) with an explanation when nothing was recognised.
     """
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "parse_intent()")
     anchors = anchors or []
     blocked = mention_spans(question, [m for m, _ in anchors])
     # a kind word right before an entity names the entity's own kind ("the gene TP53"), not the asked kind
@@ -261,9 +270,9 @@ def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
     kinds = [label for s, e, label in _spans(question, _kind_patterns(schema), blocked)
              if not any(question[e:a].strip() == "" and a >= e for a in starts)]
     schema_verbs = {verb_of(spec.rel_type) for spec in schema.rel_specs}
-    verbs = tuple(v for p, v in RELATION_WORDS if v in schema_verbs and any(
+    verbs = tuple(dict.fromkeys(v for p, v in _relation_words(schema) if v in schema_verbs and any(
         not any(s < b and a < e for a, b in blocked) for s, e in
-        (m.span() for m in re.finditer(p, question, re.IGNORECASE))))
+        (m.span() for m in re.finditer(p, question, re.IGNORECASE)))))
     # "how many" counts; "top ... by number of" ranks
     aggregate = ("rank" if _RANK.search(question) and not re.search(r"\bhow many\b", question, re.IGNORECASE)
                  else "count" if _COUNT.search(question) else "")
@@ -304,7 +313,7 @@ def _plans(anchor: str, kinds: tuple[str, ...], verbs: tuple[str, ...], schema: 
             if not (verb_hit or kind_hit) or (target and not kind_hit):
                 continue
             score = 2.0 * verb_hit + 1.5 * kind_hit
-            yield [hop], score, _verb_rank(hop.verb)
+            yield [hop], score, _verb_rank(hop.verb, schema)
     if len(asked) >= 2:
         for via in dict.fromkeys(asked[1:]):
             for first in _hops_between(schema, anchor, via):
@@ -312,7 +321,7 @@ def _plans(anchor: str, kinds: tuple[str, ...], verbs: tuple[str, ...], schema: 
                     if second.rel_type == first.rel_type and via == target:
                         continue
                     score = 2.0 * (first.verb in verbs) + 2.0 * (second.verb in verbs) + 1.5 + 1.0
-                    yield [first, second], score, _verb_rank(first.verb) + _verb_rank(second.verb)
+                    yield [first, second], score, _verb_rank(first.verb, schema) + _verb_rank(second.verb, schema)
 
 
 def _unanchored(kinds: tuple[str, ...], verbs: tuple[str, ...], aggregate: str, schema: GraphSchema) -> Intent:
@@ -323,7 +332,7 @@ def _unanchored(kinds: tuple[str, ...], verbs: tuple[str, ...], aggregate: str, 
     target = kinds[0]
     if aggregate == "rank" and len(kinds) >= 2:
         other = kinds[1]
-        hops = sorted(_hops_between(schema, target, other), key=lambda h: (h.verb not in verbs, _verb_rank(h.verb)))
+        hops = sorted(_hops_between(schema, target, other), key=lambda h: (h.verb not in verbs, _verb_rank(h.verb, schema)))
         if hops:
             hop = hops[0]
             reverse = Hop(hop.rel_type, other, target, not hop.forward, hop.directed)
@@ -332,7 +341,7 @@ def _unanchored(kinds: tuple[str, ...], verbs: tuple[str, ...], aggregate: str, 
     if aggregate == "count":
         if len(kinds) >= 2:
             hops = sorted(_hops_between(schema, kinds[1], target),
-                          key=lambda h: (h.verb not in verbs, _verb_rank(h.verb)))
+                          key=lambda h: (h.verb not in verbs, _verb_rank(h.verb, schema)))
             if hops and hops[0].verb in verbs:
                 return Intent("", target, (hops[0],), "count", verbs, kinds, 1.0,
                               f"Counting {target} nodes with at least one {hops[0].rel_type} edge.")

@@ -493,7 +493,7 @@ class _SupportCheck:
         self.entities = list(result.entities)
         self.terms = question_terms(self.entities)
         self.terms += defined_abbreviations(self.terms, [hit.text for hit in result.passages])
-        self.relations = relation_patterns(result.question, self.entities)
+        self.relations = relation_patterns(result.question, self.entities, result.graph_schema())
         lowered = {t.lower() for t in self.terms}
         names = [*exact_texts, *(m for hit in result.passages for m in hit.entities)]
         if not result.subgraph_nodes.empty and "name" in result.subgraph_nodes:

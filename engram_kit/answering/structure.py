@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from engram_kit.answering.intent import RELATION_WORDS, parse_intent
 from engram_kit.answering.support import names_any, sentence_supports
 from engram_kit.answering.types import ExactAnswer, QuestionType, YesNo
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import ResolvedEntity
 
 __all__ = ["QUESTION_TYPE_DETECTOR", "cue_question_type", "defined_abbreviations", "detect_question_type", "headline",
@@ -115,12 +116,16 @@ def defined_abbreviations(terms: Sequence[str], texts: Sequence[str]) -> list[st
     return list(dict.fromkeys(found))
 
 
-def relation_patterns(question: str, entities: Sequence[ResolvedEntity] = ()) -> list[str]:
-    """Regular expressions wording the relation(s) the question asks about (:data:`~engram_kit.answering.intent.
-    RELATION_WORDS` of the verbs :func:`~engram_kit.answering.intent.parse_intent` reads, entity mentions left
-    out): ``"Which drugs treat X?"`` -> the ``treats`` pattern."""
-    verbs = set(parse_intent(question, [(e.mention, e.kind.replace(" ", "")) for e in entities]).verbs)
-    return [pattern for pattern, verb in RELATION_WORDS if verb in verbs]
+def relation_patterns(question: str, entities: Sequence[ResolvedEntity] = (), schema: GraphSchema | None = None
+                      ) -> list[str]:
+    """Regular expressions wording the relation(s) the question asks about (the format's relation words and
+    :data:`~engram_kit.answering.intent.RELATION_WORDS` of the verbs :func:`~engram_kit.answering.intent.parse_intent`
+    reads against ``schema``, entity mentions left out): ``"Which drugs treat X?"`` -> the ``treats`` pattern.
+    No schema: no relation is read (``[]``)."""
+    if schema is None:
+        return []
+    verbs = set(parse_intent(question, [(e.mention, e.kind.replace(" ", "")) for e in entities], schema).verbs)
+    return [pattern for pattern, verb in schema.profile.relation_words + RELATION_WORDS if verb in verbs]
 
 
 def supports_yes_no(sentence: str, entities: Sequence[ResolvedEntity], relations: Sequence[str]) -> bool:

@@ -48,7 +48,7 @@ from engram_kit.evidence.templates import (
 )
 from engram_kit.extraction import EntityExtractor
 from engram_kit.kg.profiles import profile_for
-from engram_kit.kg.schema import HETIONET_SCHEMA
+from engram_kit.kg.schema import require_schema
 from engram_kit.kg.schema import GraphSchema as DomainSchema
 from engram_kit.llm.base import LLM
 from engram_kit.llm.offline import OfflineLLM
@@ -481,7 +481,7 @@ def question_intent(question: str, entities: list[EntityMatch], schema: DomainSc
     """The question's intent (:func:`~engram_kit.answering.intent.parse_intent`) with the desk's entities as
     anchors, most confident first."""
     ordered = sorted(entities, key=lambda e: -e.confidence)
-    return parse_intent(question, [(e.mention, e.label) for e in ordered], schema or HETIONET_SCHEMA)
+    return parse_intent(question, [(e.mention, e.label) for e in ordered], require_schema(schema, "the desk's intent"))
 
 
 def reading_notes(entities: list[EntityMatch], min_confidence: float) -> list[str]:
@@ -509,7 +509,7 @@ def pick_template(question: str, entities: list[EntityMatch], schema: DomainSche
     label has an entity: :data:`TEMPLATES` (Hetionet metaedges) first, then :data:`EDGE_TEMPLATES`. The most
     confident entity of a fitting label wins (ties: the first found, so an identifier written in the question
     wins over a name)."""
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "pick_template()")
     for template in TEMPLATES:
         if not template.matches(question) or not template.applies_to(schema):
             continue

@@ -58,15 +58,15 @@ class GraphSchema:
     Attributes
     ----------
     labels, rel_types : domain layer first, then the literature layer.
-    graph : the domain schema's name, ``"hetionet"`` or ``"kgx"``.
-    graph_name : display name of the graph (``"Hetionet v1.0"``, ``"Monarch KG sample"``).
+    graph : the domain schema's (= graph format's) name, ``"hetionet"``, ``"kgx"``...; ``""`` unknown.
+    graph_name : display name of the graph (``"Hetionet v1.0"``, ``"Monarch KG sample"``; ``""`` unknown).
     negation_property : boolean edge property marking negated assertions (``"negated"``; ``""`` for none).
     """
 
     labels: list[LabelInfo] = field(default_factory=list)
     rel_types: list[RelTypeInfo] = field(default_factory=list)
-    graph: str = "hetionet"
-    graph_name: str = "Hetionet v1.0"
+    graph: str = ""
+    graph_name: str = ""
     negation_property: str = ""
 
     def to_frame(self) -> pd.DataFrame:

@@ -39,7 +39,7 @@ from engram_kit.resolution.identifiers import IDENTIFIER_IN_TEXT
 from engram_kit.resolution.policy import setting_not_side_effect
 from engram_kit.errors import DataError, QueryError
 from engram_kit.extraction import EntityExtractor
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.resolution import EntityResolver
 
 #: A node id (``Gene::HGNC:10848``) or a prefixed identifier (``HGNC:10848``, ``REACT:R-HSA-5358346``,
@@ -52,7 +52,7 @@ def graph_label(kind: str, schema: GraphSchema | None = None) -> str:
     its label (``"PhenotypicFeature"``). An unknown kind is returned unchanged (never raises: a search result
     must not fail on a label the schema does not list, e.g. a stub node's ``NamedThing``)."""
     try:
-        return (schema or HETIONET_SCHEMA).label_of_kind(kind)
+        return require_schema(schema, "entity search").label_of_kind(kind)
     except DataError:
         return kind
 
@@ -169,7 +169,7 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
             if (c.confidence >= min_confidence or alternative) and c.node_id not in seen:
                 out.append(EntityMatch(mention.text, c.node_id, c.name, c.kind, graph_label(c.kind, schema),
                                        float(c.confidence), c.method))
-    if out or parse_intent(question, [], schema or HETIONET_SCHEMA).known:
+    if out or parse_intent(question, [], require_schema(schema, "entity search")).known:
         return out  # found, or a whole-graph aggregate ("How many diseases are in the graph?") needing none
     # Nothing at the floor: read the extracted mentions and the question's leftover words once more and keep
     # the best reading of each (see the module docstring); the floor is calibrated for mentions in documents.

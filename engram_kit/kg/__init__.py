@@ -1,20 +1,21 @@
-"""Knowledge graph loading: the in-memory graph (:mod:`~engram_kit.kg.graph`), per-format profiles
-(:mod:`~engram_kit.kg.profiles`), Hetionet v1.0 schema, readers and download; Biolink KGX graphs."""
+"""Knowledge graph loading: the in-memory graph (:mod:`~engram_kit.kg.graph`), graph formats (a loader + a profile,
+:mod:`~engram_kit.kg.formats`, registered in ``engram_kit.plugins.formats``), the loaders' shared helpers
+(:mod:`~engram_kit.kg.loading`), per-format profiles (:mod:`~engram_kit.kg.profiles`); the built-in formats are
+listed by ``engram_kit.plugins.formats.names()``."""
 
 from __future__ import annotations
 
+from engram_kit.kg.formats import GraphFormat, format_names, get_format, load_graph
 from engram_kit.kg.graph import KGEdge, KGNode, KnowledgeGraph
 from engram_kit.kg.hetionet import (
     HETIONET_BASE_URL,
     HETIONET_FILES,
     HETIONET_SHA256,
     HetionetFiles,
-    LoadReport,
     download_hetionet,
-    file_sha256,
-    is_gzip_file,
     load_hetionet,
 )
+from engram_kit.kg.loading import LoadReport, file_sha256, is_gzip_file
 from engram_kit.kg.profiles import GraphProfile, profile_for, register_profile
 from engram_kit.kg.kgx import KGX_EDGE_COLUMNS, KGX_NODE_COLUMNS, KGXLoadReport, load_kgx
 from engram_kit.kg.schema import (
@@ -39,6 +40,7 @@ __all__ = [
     "METAEDGES",
     "NODE_KINDS",
     "HetionetFiles",
+    "GraphFormat",
     "KGEdge",
     "KGNode",
     "GraphProfile",
@@ -48,8 +50,11 @@ __all__ = [
     "Metaedge",
     "download_hetionet",
     "file_sha256",
+    "format_names",
+    "get_format",
     "is_gzip_file",
     "kind_to_label",
+    "load_graph",
     "load_hetionet",
     "load_kgx",
     "metaedge",

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema, kind_to_label, metaedge
+from engram_kit.kg.schema import GraphSchema, kind_to_label, metaedge
 
 if TYPE_CHECKING:
-    from engram_kit.kg.hetionet import LoadReport
+    from engram_kit.kg.loading import LoadReport
 
 
 # ------------------------------------------------------------------------------------------------
@@ -97,16 +98,28 @@ class KnowledgeGraph:
     report : LoadReport
         Counts, skipped lines and timing.
     name, version : str
-        ``"Hetionet"``, ``"v1.0"``.
+        The graph's name and release as its loader records them (``"Hetionet"``, ``"v1.0"``); required: a graph
+        says what it is.
+    schema : GraphSchema
+        The domain layer the store creates for this graph; its ``name`` is the graph format's
+        (:mod:`engram_kit.kg.formats`), which gives the profile. Required.
+    synonyms_dir : Path or None
+        A synonym-table folder the lexicon reads besides the node names (Hetionet's bundled ``synonyms/``);
+        None when the graph brings its own names only.
     """
 
     nodes: pd.DataFrame
     edges: pd.DataFrame
     report: LoadReport
-    name: str = "Hetionet"
-    version: str = "v1.0"
-    #: The domain layer the store creates for this graph (Hetionet's fixed schema, or one derived from KGX).
-    schema: GraphSchema = HETIONET_SCHEMA
+    name: str
+    version: str
+    schema: GraphSchema
+    synonyms_dir: Path | None = None
+
+    @property
+    def format(self) -> str:
+        """The graph format's name (``schema.name``: ``"hetionet"``, ``"kgx"``...)."""
+        return self.schema.name
 
     @property
     def n_nodes(self) -> int:

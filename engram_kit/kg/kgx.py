@@ -29,7 +29,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -41,13 +41,9 @@ from engram_kit.progress import tqdm
 from engram_kit.errors import DataError
 from engram_kit.kg import biolink
 from engram_kit.kg.graph import KnowledgeGraph
-from engram_kit.kg.hetionet import (
-    LoadReport,
-    _empty_skipped,
-    _line_field_counts,
-    _Problems,
-    _read_bytes,
-)
+from engram_kit.kg.formats import GraphFormat, option_flag
+from engram_kit.kg.loading import LoadReport, Problems, empty_skipped, line_field_counts, read_bytes
+from engram_kit.kg.profiles import GraphProfile
 from engram_kit.kg.schema import KGX_NODE_PROPERTIES, KGX_REL_PROPERTIES, GraphSchema, RelSpec
 
 logger = logging.getLogger(__name__)
@@ -113,7 +109,7 @@ def _empty_summary() -> pd.DataFrame:
 class KGXLoadReport(LoadReport):
     """What :func:`load_kgx` loaded, inferred and skipped.
 
-    Extends :class:`~engram_kit.kg.hetionet.LoadReport` (``skipped``, ``n_skipped``, ``to_frame()``,
+    Extends :class:`~engram_kit.kg.loading.LoadReport` (``skipped``, ``n_skipped``, ``to_frame()``,
     ``seconds`` work the same); ``nodes_per_kind`` counts nodes per label and ``edges_per_metaedge`` edges per
     relationship type, so code written for Hetionet reports keeps working.
 
@@ -239,7 +235,7 @@ def _read_tsv(path: Path, raw: bytes, table: str, required: Sequence[str]) -> _R
                         f"TSV starts with a tab-separated header such as {chr(9).join(required)!r}.")
     header = [c.strip() for c in first.decode("utf-8", errors="replace").split("\t")]
     _check_columns(header, required, path, table)
-    fields, blank = _line_field_counts(raw)
+    fields, blank = line_field_counts(raw)
     line_numbers = np.arange(1, len(fields) + 1, dtype=np.int64)
     data_line = line_numbers > 1
     too_many = data_line & ~blank & (fields > len(header))
@@ -313,7 +309,7 @@ def _read_jsonl(path: Path, raw: bytes, table: str, required: Sequence[str]) -> 
 
 def _read_table(path: Path, table: str, required: Sequence[str]) -> _RawTable:
     """Read a KGX node or edge file (TSV or JSON Lines, plain or gzip)."""
-    raw = _read_bytes(path).removeprefix(_BOM)
+    raw = read_bytes(path).removeprefix(_BOM)
     if _detect_format(path, raw) == "jsonl":
         return _read_jsonl(path, raw, table, required)
     return _read_tsv(path, raw, table, required)
@@ -391,7 +387,7 @@ def _parse_negated(text: str) -> bool | None:
     return None
 
 
-def _curie_problems(problems: _Problems, values: pd.Series, lines: np.ndarray, what: str, fix: str) -> None:
+def _curie_problems(problems: Problems, values: pd.Series, lines: np.ndarray, what: str, fix: str) -> None:
     """Flag rows whose ``what`` cell is empty or not a CURIE."""
     empty = (values == "").to_numpy()
     problems.add(empty, lines, lambda m: np.full(int(m.sum()), f"{what} is empty", dtype=object), fix)
@@ -432,7 +428,7 @@ def _no_nodes() -> _NodeResult:
     """The node result of a load without a node file (every endpoint is then missing)."""
     empty = np.empty(0, dtype=object)
     columns = {c: empty for c in (*_NODE_MULTI, *_NODE_SINGLE)}
-    return _NodeResult(_node_frame(empty, empty, empty, columns, []), _empty_skipped(), 0, 0, Counter(), (), "")
+    return _NodeResult(_node_frame(empty, empty, empty, columns, []), empty_skipped(), 0, 0, Counter(), (), "")
 
 
 def _merge_duplicate_nodes(records: pd.DataFrame) -> tuple[pd.DataFrame, int]:
@@ -495,7 +491,7 @@ def _read_nodes(path: Path, errors: str) -> _NodeResult:
     """Read, validate and normalise a KGX node file."""
     raw = _read_table(path, "nodes", REQUIRED_NODE_COLUMNS)
     frame, lines = raw.frame, raw.lines
-    problems = _Problems(path, "nodes", len(frame))
+    problems = Problems(path, "nodes", len(frame))
     problems.add_lines(np.asarray(raw.bad_lines, dtype=np.int64), raw.bad_reasons, raw.bad_fix)
     ids = frame["id"].str.strip()
     _curie_problems(problems, ids, lines, "id", "every KGX node needs an id CURIE such as HGNC:1884")
@@ -575,7 +571,7 @@ def _edge_ids(content: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def _check_edge_rows(raw: _RawTable, problems: _Problems) -> np.ndarray:
+def _check_edge_rows(raw: _RawTable, problems: Problems) -> np.ndarray:
     """Flag malformed lines, empty or non-CURIE subject/predicate/object and non-boolean ``negated``.
 
     Returns the parsed ``negated`` per row: ndarray of shape (n_rows,), object (True, False, or None where
@@ -621,7 +617,7 @@ def _edge_content(frame: pd.DataFrame, negated: np.ndarray) -> tuple[pd.DataFram
     return content, unknown_columns
 
 
-def _flag_duplicate_edges(content: pd.DataFrame, lines: np.ndarray, problems: _Problems) -> np.ndarray:
+def _flag_duplicate_edges(content: pd.DataFrame, lines: np.ndarray, problems: Problems) -> np.ndarray:
     """Rows identical to an earlier valid row (returned as a bool mask: merged, not errors); flag an explicit
     ``id`` that repeats with other content as a problem."""
     valid = ~problems.mask
@@ -640,7 +636,7 @@ def _flag_duplicate_edges(content: pd.DataFrame, lines: np.ndarray, problems: _P
     return exact_duplicate
 
 
-def _flag_missing_endpoints(content: pd.DataFrame, lines: np.ndarray, problems: _Problems, skip: np.ndarray,
+def _flag_missing_endpoints(content: pd.DataFrame, lines: np.ndarray, problems: Problems, skip: np.ndarray,
                             node_curies: pd.Index, nodes_path: Path | None) -> None:
     """Flag edges whose subject or object is not a loaded node (rows in ``skip`` are left alone)."""
     where = f"the nodes file {nodes_path.name}" if nodes_path else "any nodes file (none was given)"
@@ -670,7 +666,7 @@ def _read_edges(path: Path, errors: str, node_curies: pd.Index, missing_nodes: s
     raw = _read_table(path, "edges", REQUIRED_EDGE_COLUMNS)
     for column in REQUIRED_EDGE_COLUMNS:
         raw.frame[column] = raw.frame[column].str.strip().astype(object)
-    problems = _Problems(path, "edges", len(raw.frame))
+    problems = Problems(path, "edges", len(raw.frame))
     negated = _check_edge_rows(raw, problems)
     content, unknown_columns = _edge_content(raw.frame, negated)
     exact_duplicate = _flag_duplicate_edges(content, raw.lines, problems)
@@ -889,7 +885,7 @@ def load_kgx(
         bar.update(1)
 
     skipped = pd.concat([node_result.skipped, edge_result.skipped], ignore_index=True) if (
-        len(node_result.skipped) or len(edge_result.skipped)) else _empty_skipped()
+        len(node_result.skipped) or len(edge_result.skipped)) else empty_skipped()
     unknown_categories = node_result.unknown_categories + edge_result.unknown_categories
     report = KGXLoadReport(
         nodes_path=nodes_file,
@@ -930,3 +926,83 @@ def _log_report(report: KGXLoadReport, n_nodes: int, n_edges: int) -> None:
                        report.biolink_model_version, ", ".join(unknown[:8]))
     logger.info("Loaded %d KGX nodes (%d stubs) and %d edges in %.1f s.", n_nodes, report.n_stubs, n_edges,
                 report.seconds)
+
+
+# ------------------------------------------------------------------------------------------------
+# The graph format: profile + loader (registered as "kgx" in engram_kit.plugins)
+# ------------------------------------------------------------------------------------------------
+class KGXProfile(GraphProfile):
+    """Biolink KGX graphs: the manifest also records the Biolink model version the graph was read against."""
+
+    def manifest_provenance(self, kg: KnowledgeGraph) -> dict[str, Any]:
+        """The generic facts plus ``biolink_model_version`` (from :func:`engram_kit.kg.biolink.biolink_model_version`,
+        the version the loader validated categories and predicates against)."""
+        from engram_kit.kg.biolink import biolink_model_version
+
+        return {"biolink_model_version": biolink_model_version(), **super().manifest_provenance(kg)}
+
+
+
+#: Biolink KGX graphs (e.g. Monarch KG): Hetionet's agents are listed as not applicable, the phenotype agent runs.
+KGX_PROFILE = KGXProfile(
+    name="kgx", short_name="KGX", display_name="KGX graph", description="a Biolink KGX graph",
+    llm_wording="{name}, a Biolink KGX graph",
+    desk_example="'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'",
+    edge_label="predicate", predicates_are_names=True, edges_stored_once=False,
+    kind_priors={"Disease": 1.0, "Gene": 0.9, "PhenotypicFeature": 0.7},
+)
+
+
+def load_kgx_format(data: str | os.PathLike[str] | None, *, name: str = "", release: str = "",
+                    options: Mapping[str, str] | None = None, progress: bool = True) -> KnowledgeGraph:
+    """The ``kgx`` format's loader (:class:`~engram_kit.kg.formats.GraphLoader`): ``data`` is the edges file.
+
+    Options: ``nodes`` (the nodes file; without one, endpoints become stub nodes typed from the association),
+    ``stub_missing`` (true: keep edges whose endpoints the nodes file lacks, as stubs; default false),
+    ``errors`` (``skip``, default: malformed rows are skipped and listed; ``raise``).
+
+    Raises
+    ------
+    DataError
+        Without ``data`` (KGX has no bundled default), for a folder given as a file, and as :func:`load_kgx`.
+    """
+    options = options or {}
+    if data is None:
+        raise DataError("A KGX graph needs its edges file: data=<edges.tsv|.jsonl> (CLI: --graph kgx --data EDGES, "
+                        "or --kgx-edges EDGES); the bundled sample is data/kgx/graph_edges.tsv.")
+    nodes = Path(options["nodes"]) if options.get("nodes") else None
+    for what, file in (("edges", Path(data)), ("nodes", nodes)):
+        if file is not None and file.is_dir():
+            raise DataError(f"The KGX {what} file {file} is a folder; give the KGX file inside it "
+                            f"(e.g. {file}/{what}.tsv).")
+    stub = nodes is None or option_flag(options, "stub_missing")
+    errors = options.get("errors") or "skip"
+    return load_kgx(nodes.resolve() if nodes else None, Path(data).resolve(), errors=errors,  # type: ignore[arg-type]
+                    missing_nodes="stub" if stub else "error", name=name or "KGX graph", version=release,
+                    progress=progress)
+
+
+def kgx_load_lines(kg: KnowledgeGraph) -> list[str]:
+    """What ``engram init`` prints after reading a KGX graph: totals, the first skipped rows, a stub hint."""
+    report = kg.report
+    if not isinstance(report, KGXLoadReport):
+        return []
+    lines = [f"Read KGX: {kg.n_nodes:,} nodes ({report.n_stubs:,} stubs), {kg.n_edges:,} edges, "
+             f"{report.n_negated:,} negated, {report.n_skipped:,} malformed rows skipped; Biolink model "
+             f"{report.biolink_model_version}."]
+    lines += [f"  skipped {row.file} line {row.line}: {row.reason}" for row in report.skipped.head(5).itertuples(index=False)]
+    if report.n_skipped and report.skipped["reason"].str.contains("not in the nodes file").any():
+        lines.append("  (edges whose endpoints are missing from the nodes file were skipped; --option stub_missing=true "
+                     "(--kgx-stub-missing) keeps them as stub nodes)")
+    return lines
+
+
+#: The ``kgx`` graph format (registered in :mod:`engram_kit.plugins`).
+KGX_FORMAT = GraphFormat(
+    name="kgx", profile=KGX_PROFILE, loader=load_kgx_format, report_lines=kgx_load_lines,
+    description="a Biolink KGX graph (nodes + edges, TSV or JSON Lines, gzip ok)",
+    data_help="the KGX edges file (.tsv/.jsonl, .gz ok); --option nodes=FILE for its nodes file",
+    options={"nodes": "the KGX nodes file (without one, endpoints become stub nodes typed from the association)",
+             "stub_missing": "true: keep edges whose endpoints the nodes file lacks, as stub nodes (default false)",
+             "errors": "skip (default: malformed rows skipped and listed) or raise"},
+)

@@ -3,15 +3,18 @@
 A :class:`GraphProfile` holds what the rest of engram-kit must know about a graph format beyond its
 schema (labels, relationship types, properties): its display names and provenance/citation wording,
 which agents and evidence-desk templates apply to it, how its edges carry provenance, and kind priors
-for entity linking and retrieval. Profiles are found by the schema's ``name`` through a registry
-(:func:`register_profile`, :func:`profile_for`); a schema exposes its own as
+for entity linking and retrieval, the words questions use for its relations and kinds. A profile is registered
+together with its loader as a graph format (:class:`engram_kit.kg.formats.GraphFormat` in
+``engram_kit.plugins.formats``), found by the schema's ``name`` (:func:`profile_for`); a schema exposes its own as
 :attr:`engram_kit.kg.schema.GraphSchema.profile`.
 
 Adding a graph format means writing one module with a loader producing a
-:class:`~engram_kit.kg.graph.KnowledgeGraph` whose schema has a new ``name``, plus one line
-``register_profile(GraphProfile(name="mygraph", ...))``. A schema whose name has no registered profile
+:class:`~engram_kit.kg.graph.KnowledgeGraph` whose schema has a new ``name`` and a ``GraphFormat`` holding the
+loader and the profile, plus one registration line (``plugins.formats.register_lazy("mygraph",
+"my_module:MY_FORMAT")``; see :mod:`engram_kit.kg.formats`). A schema whose name has no registered format
 gets the generic profile (:data:`GENERIC_PROFILE` behaviour: Biolink-style provenance columns, every
-agent and template that the schema's labels and relationship types allow).
+agent and template that the schema's labels and relationship types allow). :func:`register_profile` and
+:func:`registered_profiles` remain as deprecated aliases.
 
 No module outside this one compares ``schema.name`` with a format's name: ask the profile instead.
 """
@@ -65,6 +68,13 @@ class GraphProfile:
         a disease with no ``TREATS_CtD`` edge is answered from ``PALLIATES_CpD``, its other curated indication
         relation, Himmelstein et al. 2017), each said to be a substitute. Verbs as :func:`engram_kit.answering.intent.verb_of`
         names them; empty means no fallback.
+    relation_words : ``(regex, verb)`` pairs read before the generic
+        :data:`engram_kit.answering.intent.RELATION_WORDS`: how questions name this format's relations when its
+        relationship types are not verbs (a format whose relation is ``INDICATION``: "treat" -> ``indication``). Verbs as ``verb_of`` names them.
+    kind_words : ``(regex, label)`` pairs read before the generic ``KIND_WORDS``: lay words for this format's
+        labels (a format labelling drugs ``Drug``: "drugs", "medications" -> ``Drug``).
+    default_verbs : verbs ranked first when a question names no relation between two labels (before the
+        generic ``DEFAULT_VERBS``).
     """
 
     name: str
@@ -80,6 +90,9 @@ class GraphProfile:
     desk_templates: tuple[str, ...] | None = None
     kind_priors: Mapping[str, float] = field(default_factory=_no_priors)
     relation_fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    relation_words: tuple[tuple[str, str], ...] = ()
+    kind_words: tuple[tuple[str, str], ...] = ()
+    default_verbs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.short_name:
@@ -140,105 +153,82 @@ class GraphProfile:
                 "primary_knowledge_sources": sorted({s for s in sources.dropna().astype(str) if s})}
 
 
-class KGXProfile(GraphProfile):
-    """Biolink KGX graphs: the manifest also records the Biolink model version the graph was read against."""
-
-    def manifest_provenance(self, kg: KnowledgeGraph) -> dict[str, Any]:
-        """The generic facts plus ``biolink_model_version`` (from :func:`engram_kit.kg.biolink.biolink_model_version`,
-        the version the loader validated categories and predicates against)."""
-        from engram_kit.kg.biolink import biolink_model_version
-
-        return {"biolink_model_version": biolink_model_version(), **super().manifest_provenance(kg)}
-
-
 def _pubmed_ids(publications: Any) -> str:
     """``"PMID:1|PMID:2|doi:x"`` -> ``"1|2"`` (the PubMed ids of a ``|``-joined publications field)."""
     return "|".join(p.partition(":")[2] for p in str(publications or "").split("|") if p.upper().startswith("PMID:"))
 
 
-class HetionetProfile(GraphProfile):
-    """Hetionet v1.0 (Himmelstein et al., eLife 2017): provenance in ``sources`` and ``pubmed_ids``."""
-
-    def edge_provenance(self, column: Callable[[str], pd.Series]) -> dict[str, pd.Series]:
-        """Hetionet keeps ``sources`` and ``pubmed_ids``; they become ``primary_knowledge_source`` and
-        ``PMID:``-prefixed ``publications``; no aggregator or qualifiers."""
-        sources = column("sources")
-        return {"primary_knowledge_source": sources,
-                "aggregator_knowledge_source": pd.Series("", index=sources.index, dtype=object),
-                "publications": column("pubmed_ids").map(lambda ids: "|".join(f"PMID:{i}" for i in ids.split("|") if i)),
-                "qualifiers": pd.Series("", index=sources.index, dtype=object)}
-
-    def neighbour_provenance(self, edges: pd.DataFrame) -> pd.DataFrame:
-        """Hetionet's own ``sources``/``pubmed_ids`` columns are kept as stored."""
-        return edges
-
-    def manifest_provenance(self, kg: KnowledgeGraph) -> dict[str, Any]:
-        """Nothing: Hetionet's provenance is per edge."""
-        return {}
-
-
-#: Hetionet v1.0: the pathway and drug agents read its metaedges; the phenotype agent is not listed.
-HETIONET_PROFILE = HetionetProfile(
-    name="hetionet", short_name="Hetionet", display_name="Hetionet", description="Hetionet v1.0",
-    llm_wording="{name}", desk_example="'What does metformin treat?'", edge_label="rel_type",
-    predicates_are_names=False, edges_stored_once=True, unlisted_agents=("phenotype",),
-    # An ordering, not fitted weights: a question naming a disease, gene or drug means that entity far more
-    # often than a same-named side effect or anatomy term (SIDER side effects reuse disease names).
-    kind_priors={"Disease": 1.0, "Gene": 0.9, "Compound": 0.9, "Anatomy": 0.6, "Symptom": 0.5,
-                 "Pathway": 0.5, "Biological Process": 0.5, "Molecular Function": 0.4, "Cellular Component": 0.4,
-                 "Pharmacologic Class": 0.4, "Side Effect": 0.2},
-    # Hetionet's indications come in two curated kinds (PharmacotherapyDB): disease-modifying (TREATS) and
-    # symptomatic (PALLIATES); a disease with no disease-modifying drug (Parkinson's) has symptomatic ones.
-    relation_fallbacks={"treats": ("palliates",), "palliates": ("treats",)},
-)
-#: Biolink KGX graphs (e.g. Monarch KG): Hetionet's agents are listed as not applicable, the phenotype agent runs.
-KGX_PROFILE = KGXProfile(
-    name="kgx", short_name="KGX", display_name="KGX graph", description="a Biolink KGX graph",
-    llm_wording="{name}, a Biolink KGX graph",
-    desk_example="'What phenotypes does <disease> have?' or 'Which edges does <CURIE> have?'",
-    edge_label="predicate", predicates_are_names=True, edges_stored_once=False,
-    kind_priors={"Disease": 1.0, "Gene": 0.9, "PhenotypicFeature": 0.7},
-)
-
-_PROFILES: dict[str, GraphProfile] = {}
-
-
 def register_profile(profile: GraphProfile, *, replace_existing: bool = False) -> GraphProfile:
-    """Register ``profile`` under ``profile.name``; returns it (so a module can keep it as a constant).
+    """Deprecated: register a :class:`~engram_kit.kg.formats.GraphFormat` (loader + profile) in
+    ``engram_kit.plugins.formats`` instead. Registers ``profile`` as a format without a loader (or replaces the
+    profile of the format of that name, keeping its loader); returns it.
 
     Raises
     ------
-    ValueError
-        If a different profile is already registered under that name and ``replace_existing`` is False.
+    PluginError
+        If a format of that name is registered and ``replace_existing`` is False.
     """
-    known = _PROFILES.get(profile.name)
-    if known is not None and known is not profile and not replace_existing:
-        raise ValueError(f"A graph profile named {profile.name!r} is already registered; pick another schema name "
-                         "or pass replace_existing=True.")
-    _PROFILES[profile.name] = profile
+    import dataclasses
+    import warnings
+
+    from engram_kit import plugins
+    from engram_kit.kg.formats import GraphFormat
+
+    warnings.warn("register_profile is deprecated: register a GraphFormat(name, profile, loader) in "
+                  "engram_kit.plugins.formats", DeprecationWarning, stacklevel=2)
+    try:
+        known = plugins.formats.get(profile.name)
+    except plugins.PluginError:
+        known = None
+    if isinstance(known, GraphFormat) and known.profile is profile:
+        return profile
+    entry = dataclasses.replace(known, profile=profile) if isinstance(known, GraphFormat) else \
+        GraphFormat(name=profile.name, profile=profile, description=profile.description)
+    plugins.formats.register(profile.name, entry, description=profile.description, replace=replace_existing)
     return profile
 
 
 def unregister_profile(name: str) -> None:
-    """Remove the profile registered under ``name`` (tests); unknown names are ignored."""
-    _PROFILES.pop(name, None)
+    """Remove the format registered under ``name`` (tests); unknown names are ignored."""
+    from engram_kit import plugins
+
+    plugins.formats.unregister(name)
 
 
 def profile_for(name: str) -> GraphProfile:
-    """The profile of the schema named ``name``; a generic one (every agent and template the schema allows,
-    Biolink-style provenance columns, no kind priors) when none is registered."""
-    found = _PROFILES.get(name)
-    return found if found is not None else replace(GENERIC_PROFILE, name=name or "graph", short_name="",
-                                                   display_name="", description="")
+    """The profile of the schema named ``name``: that of the graph format registered under it
+    (``engram_kit.plugins.formats``); a generic one (every agent and template the schema allows, Biolink-style
+    provenance columns, no kind priors) when none is registered."""
+    from engram_kit import plugins
+
+    try:
+        found = plugins.formats.get(name) if name else None
+    except plugins.PluginError:
+        found = None
+    profile = getattr(found, "profile", None)
+    if isinstance(profile, GraphProfile):
+        return profile
+    return replace(GENERIC_PROFILE, name=name or "graph", short_name="", display_name="", description="")
 
 
 def registered_profiles() -> dict[str, GraphProfile]:
-    """Registered profiles by schema name (a copy)."""
-    return dict(_PROFILES)
+    """Deprecated: the profiles of the registered graph formats by name (imports every format module)."""
+    from engram_kit import plugins
+
+    return {name: fmt.profile for name, fmt in plugins.formats.items() if hasattr(fmt, "profile")}
 
 
 #: Template of the fallback profile (see :func:`profile_for`).
 GENERIC_PROFILE = GraphProfile(name="graph")
 
-register_profile(HETIONET_PROFILE)
-register_profile(KGX_PROFILE)
+
+def __getattr__(name: str) -> Any:
+    """``HETIONET_PROFILE``, ``KGX_PROFILE`` and their classes moved to their format modules; still importable
+    from here."""
+    moved = {"HETIONET_PROFILE": "engram_kit.kg.hetionet", "HetionetProfile": "engram_kit.kg.hetionet",
+             "KGX_PROFILE": "engram_kit.kg.kgx", "KGXProfile": "engram_kit.kg.kgx"}
+    if name in moved:
+        import importlib
+
+        return getattr(importlib.import_module(moved[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

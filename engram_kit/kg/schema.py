@@ -318,6 +318,20 @@ class GraphSchema:
                             "`engram init --force`.") from exc
 
 
+def require_schema(schema: GraphSchema | None, where: str) -> GraphSchema:
+    """``schema``, or a clear error when a caller passed none: no code path assumes a graph format.
+
+    Raises
+    ------
+    DataError
+        If ``schema`` is None; the message names ``where`` and the fix (the workspace's ``store.schema``).
+    """
+    if schema is None:
+        raise DataError(f"{where} needs the graph schema of the workspace it reads (Workspace.store.schema, or "
+                        "KnowledgeGraph.schema); pass schema=. No graph format is assumed.")
+    return schema
+
+
 #: The Hetionet v1.0 domain layer: 11 labels, 24 metaedge relationship types.
 HETIONET_SCHEMA = GraphSchema(
     name="hetionet",

@@ -55,7 +55,7 @@ from engram_kit.errors import BackendUnavailableError, DataError, QueryError
 from engram_kit.retrieval.graph_index import GraphIndex
 from engram_kit.retrieval.ppr import PPRResult, personalization_vector
 from engram_kit.settings import Settings
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.cypher import DOMAIN_LABELS
 from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 from engram_kit.store.csr import CSRGraph
@@ -152,7 +152,7 @@ class GDSProjection:
         self.gds = gds
         self.name = name
         #: Domain layer whose relationship types are projected (negated KGX assertions are left out).
-        self.schema = schema or HETIONET_SCHEMA
+        self.schema = require_schema(schema, "GdsProjection")
         self.version: object = None
         self.info: ProjectionInfo | None = None
         self._checked = False
@@ -266,7 +266,7 @@ class GDSPPREngine:
 
         by_label: dict[str, list[str]] = {}
         for node_id in node_ids:
-            label = "Passage" if "#p" in node_id else _label_of_id(node_id)
+            label = "Passage" if "#p" in node_id else _label_of_id(node_id, self.projection.schema)
             if label is None:
                 raise DataError(f"Seed {node_id!r} is not a graph node id ('Kind::identifier', 'np:...').")
             by_label.setdefault(label, []).append(node_id)

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from engram_kit.kg.profiles import profile_for
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 
 #: Columns of ``RetrievalResult.subgraph_edges`` after ``source, target, rel_type``: what each edge asserts,
 #: the same for every graph (see :func:`with_edge_meaning`). Strings are ``""`` when the graph records nothing.
@@ -86,7 +86,7 @@ def with_edge_meaning(edges: pd.DataFrame, schema: GraphSchema | None = None) ->
         ``qualifiers`` are ``""``. KGX strings are as stored (``|``-joined lists; ``qualifiers`` a JSON
         object, ``""`` when none).
     """
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "edge provenance")
     out = edges.copy()
     specs = {spec.rel_type: spec for spec in schema.rel_specs}
     rel_types = out["rel_type"].astype(str) if len(out) else pd.Series(dtype=object)
@@ -287,9 +287,11 @@ class RetrievalResult:
     hub_mass : share of PPR mass on the top ``hub_fraction`` of nodes (hub drift), in [0, 1].
     timings : seconds per stage (``resolve``, ``ppr``, ``semantic``, ``rank``, ``subgraph``).
     fallback : non-empty when retrieval fell back (e.g. no entity resolved: semantic ranking only).
-    graph : schema name of the knowledge graph (``"hetionet"`` or ``"kgx"``).
+    graph : schema (= format) name of the knowledge graph (``"hetionet"``, ``"kgx"``...; ``""`` unknown).
     graph_name : display name of the knowledge graph for citations (the workspace manifest's
-        ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``; ``"Hetionet"`` for Hetionet).
+        ``knowledge_graph.name``, e.g. ``"Monarch KG sample"``).
+    schema : the graph schema the retriever read (not serialised; :meth:`graph_schema` falls back on the format's
+        fixed schema for a result read back with :meth:`from_dict`).
     relevance : absolute relevance, the raw cosine in [-1, 1] of the question and its best passage (NaN
         when nothing was ranked). Unlike ``score`` (relative to the other hits) it is comparable across
         questions.
@@ -310,10 +312,20 @@ class RetrievalResult:
     timings: dict[str, float] = field(default_factory=dict)
     fallback: str = ""
     unresolved: list[str] = field(default_factory=list)
-    graph: str = "hetionet"
-    graph_name: str = "Hetionet"
+    graph: str = ""
+    graph_name: str = ""
     relevance: float = float("nan")
     on_topic: bool = True
+    schema: GraphSchema | None = field(default=None, compare=False, repr=False)
+
+    def graph_schema(self) -> GraphSchema | None:
+        """The schema questions about this result are read against: ``schema``, else the fixed schema of the
+        format ``graph`` (:func:`engram_kit.kg.formats.fixed_schema`), else None."""
+        if self.schema is not None:
+            return self.schema
+        from engram_kit.kg.formats import fixed_schema
+
+        return fixed_schema(self.graph)
 
     def edge_evidence(self) -> list[EdgeEvidence]:
         """The subgraph edges as :class:`EdgeEvidence` records, in frame order."""
@@ -401,5 +413,5 @@ class RetrievalResult:
             hub_mass=data.get("hub_mass", 0.0), ppr_iterations=data.get("ppr_iterations", 0),
             timings=dict(data.get("timings", {})), fallback=data.get("fallback", ""),
             unresolved=list(data.get("unresolved", [])), graph=data.get("graph", "hetionet"),
-            graph_name=data.get("graph_name", "Hetionet"),
+            graph_name=data.get("graph_name", ""),
         )

@@ -431,7 +431,7 @@ class Retriever:
         return RetrievalResult(question, source, graph_share, settings.damping, entities, passages,
                                nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
                                graph=self.schema.name, graph_name=self.graph_name, relevance=relevance,
-                               on_topic=on_topic)
+                               on_topic=on_topic, schema=self.schema)
 
     def _fill_cosines(self, semantic: dict[str, float], ids: list[str], q_vec: np.ndarray) -> None:
         """Add the question cosine of passages in ``ids`` that the dense pool did not return (in place)."""

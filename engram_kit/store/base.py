@@ -29,7 +29,7 @@ NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
 EDGE_COLUMNS: tuple[str, ...] = ("source", "metaedge", "target", "sources", "license", "unbiased", "pubmed_ids")
 
 # After the column constants: importing engram_kit.kg runs kg.hetionet, which imports them from here.
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema  # noqa: E402
+from engram_kit.kg.schema import GraphSchema  # noqa: E402
 from engram_kit.records import LiteratureBatch, SameAsEdge  # noqa: E402
 
 if TYPE_CHECKING:
@@ -53,8 +53,9 @@ class GraphStore(ABC):
     #: each backend class (``statements = LADYBUG_STATEMENTS``); callers ask it for text, never branch on a name.
     statements: StatementPack
     read_only: bool = False
-    #: The domain layer this store holds (labels, relationship types, properties); set by ``__init__``.
-    schema: GraphSchema = HETIONET_SCHEMA
+    #: The domain layer this store holds (labels, relationship types, properties); set by ``__init__`` (no default:
+    #: a store holds the graph it was created for).
+    schema: GraphSchema
 
     @property
     def dialect(self) -> str:

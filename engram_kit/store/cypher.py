@@ -126,7 +126,7 @@ AUTO_PLACEHOLDERS: tuple[str, ...] = ("domain_rels", "retrieval_rels", "rel_retu
 def schema_identifiers(schema: GraphSchema | None = None) -> frozenset[str]:
     """Labels and relationship types that may be interpolated into a statement for ``schema``
     (default Hetionet): the domain layer's, the literature layer's and :data:`META_LABEL`."""
-    if schema is None or schema is HETIONET_SCHEMA:
+    if schema is None:
         return SCHEMA_IDENTIFIERS
     return frozenset(schema.labels + schema.rel_types + LITERATURE_LABELS + LITERATURE_REL_TYPES + (META_LABEL,))
 

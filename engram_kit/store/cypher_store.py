@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.errors import DataError, EngramError, IngestionError
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.records import STATUSES, LiteratureBatch, SameAsEdge
 from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS, GraphStore
 from engram_kit.store.cypher import (
@@ -641,7 +641,7 @@ def _chunks(rows: list[dict[str, Any]], size: int = UNWIND_CHUNK_ROWS) -> Iterat
         yield rows[start:start + size]
 
 
-def _label_of_id(node_id: str, schema: GraphSchema = HETIONET_SCHEMA) -> str | None:
+def _label_of_id(node_id: str, schema: GraphSchema) -> str | None:
     """Graph label of a node id: ``"Gene::7157"`` -> ``"Gene"``, ``"Gene::HGNC:10848"`` -> ``"Gene"`` (KGX),
     ``"np:..."`` -> ``"NounPhrase"``; None when the prefix is no kind or label of ``schema``."""
     if node_id.startswith(NOUNPHRASE_PREFIX):
@@ -714,7 +714,7 @@ def _mention_rows(batch: LiteratureBatch) -> dict[str, list[dict[str, Any]]]:
     return dict(rows)
 
 
-def _maps_to_rows(batch: LiteratureBatch, schema: GraphSchema = HETIONET_SCHEMA) -> dict[str, list[dict[str, Any]]]:
+def _maps_to_rows(batch: LiteratureBatch, schema: GraphSchema) -> dict[str, list[dict[str, Any]]]:
     """MAPS_TO rows per entity label; for a repeated (NounPhrase, entity) pair the last edge wins."""
     unique: dict[tuple[str, str], dict[str, Any]] = {}
     for e in batch.maps_to:
@@ -733,7 +733,7 @@ def _maps_to_rows(batch: LiteratureBatch, schema: GraphSchema = HETIONET_SCHEMA)
     return dict(rows)
 
 
-def _batch_rows(batch: LiteratureBatch, schema: GraphSchema = HETIONET_SCHEMA) -> dict[str, Any]:
+def _batch_rows(batch: LiteratureBatch, schema: GraphSchema) -> dict[str, Any]:
     """Turn a batch into parameter rows per statement, validating ids, statuses, labels and ranges.
 
     Returns

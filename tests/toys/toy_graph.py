@@ -1,15 +1,17 @@
 """A toy graph format: a two-column "gene<TAB>disease" association list becomes a knowledge graph.
 
-Everything engram-kit needs beyond the schema comes from the profile registered on the last line.
+Everything engram-kit needs beyond the schema comes from the profile, registered with the loader as a graph format
+on the last line.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from engram_kit.kg.formats import GraphFormat, register_format
 from engram_kit.kg.graph import KnowledgeGraph
-from engram_kit.kg.hetionet import LoadReport
-from engram_kit.kg.profiles import GraphProfile, register_profile
+from engram_kit.kg.loading import LoadReport
+from engram_kit.kg.profiles import GraphProfile
 from engram_kit.kg.schema import GraphSchema, RelSpec
 
 TOY_SCHEMA = GraphSchema(
@@ -36,6 +38,11 @@ def load_toy(pairs: list[tuple[str, str]], *, name: str = "Toy associations") ->
     return KnowledgeGraph(nodes=nodes, edges=edges, report=report, name=name, version="0", schema=TOY_SCHEMA)
 
 
-TOY_PROFILE = register_profile(GraphProfile(
+def _load(data, *, name="", release="", options=None, progress=True):  # noqa: ANN001, ANN202 - the loader protocol
+    return load_toy(data, name=name or "Toy associations")
+
+
+TOY_PROFILE = GraphProfile(
     name="toy", short_name="Toy", display_name="Toy graph", description="a toy association list",
-    unlisted_agents=("phenotype",), kind_priors={"Disease": 1.0, "Gene": 0.5}), replace_existing=True)
+    unlisted_agents=("phenotype",), kind_priors={"Disease": 1.0, "Gene": 0.5})
+register_format(GraphFormat("toy", TOY_PROFILE, _load, "a toy association list"), replace=True)
