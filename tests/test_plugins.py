@@ -154,7 +154,7 @@ def test_an_unknown_backend_is_refused_before_an_old_workspace_is_replaced(tmp_p
     old.mkdir()
     (old / "manifest.json").write_text('{"kept": true}')
     with pytest.raises(PluginError, match="Unknown store backend 'postgres'"):
-        Workspace.create(old, backend="postgres", overwrite=True)
+        Workspace.create(old, graph="hetionet", backend="postgres", overwrite=True)
     assert (old / "manifest.json").read_text() == '{"kept": true}'
 
 
