@@ -69,7 +69,34 @@ def served(workspace_path, tmp_path_factory):
         yield server
 
 
-def test_a_missing_widget_extension_is_named_with_its_fix_instead_of_ready(browser, served):
+def _assert_named_with_its_fix(page, driver, name: str) -> dict[str, str]:
+    """Ask a question (its graph is a Cytoscape widget); wait for the page's own message; check it names the
+    extension, its package and the fix, and that the status line reads 'Not ready'. Returns what was shown."""
+    page.fill(".engram-question textarea", QUESTION)
+    page.click("button.engram-ask")
+    page.wait_for_selector(".engram-frontend-error", state="visible", timeout=600_000)
+    page.wait_for_function("() => { const s = document.querySelector('.engram-dashboard-status');"
+                           " return s && s.innerText.includes('Not ready'); }", timeout=120_000, polling=250)
+    # the answer in words still arrives: only the drawing is missing
+    page.wait_for_selector(".engram-answer li", timeout=600_000)
+    page.wait_for_timeout(1500)  # the status line is rewritten when the answer lands; the warning is put back
+    driver.screenshot(f"dashboard-frontend-{name}")
+    shown = {"banner": page.inner_text(".engram-frontend-error"), "status": driver.status_text()}
+    (ARTIFACTS / f"dashboard-frontend-{name}.txt").write_text(f"{shown}\n")
+    banner, status = shown["banner"], shown["status"]
+    assert page.locator(".jupyter-widgets-error-widget").count() >= 1  # the broken widget the reader sees
+    # ... which says, in the box itself, what is missing
+    assert MISSING_EXTENSION in page.inner_text(".jupyter-widgets-error-widget .engram-frontend-why")
+    assert MISSING_EXTENSION in banner and PACKAGE in banner, banner  # the missing piece, by name
+    assert f"pip install {PACKAGE}" in banner and "jupyter labextension list" in banner, banner  # the fix
+    assert "restart" in banner.lower(), banner
+    assert status.startswith("Not ready") and MISSING_EXTENSION in status, status  # not a ready page
+    assert driver.timings.blocked_requests == []
+    return shown
+
+
+def test_an_extension_bundle_that_fails_to_load_is_named_with_its_fix(browser, served):
+    """Installed but not served: every request for the extension's files answers 404."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     driver = DashboardDriver(page, ARTIFACTS)  # blocks the network (context route)
@@ -81,26 +108,29 @@ def test_a_missing_widget_extension_is_named_with_its_fix_instead_of_ready(brows
 
     page.route(f"**/labextensions/{MISSING_EXTENSION}/**", missing)
     driver.open(served.url)  # the kernel side fills the page regardless
-    page.fill(".engram-question textarea", QUESTION)
-    page.click("button.engram-ask")  # the answer's graph is a Cytoscape widget: it cannot be drawn
-    page.wait_for_selector(".engram-frontend-error", state="visible", timeout=600_000)
-    page.wait_for_function("() => { const s = document.querySelector('.engram-dashboard-status');"
-                           " return s && s.innerText.includes('Not ready'); }", timeout=120_000, polling=250)
-    driver.screenshot("dashboard-frontend-missing")
-    banner = page.inner_text(".engram-frontend-error")
-    status = driver.status_text()
-    (ARTIFACTS / "dashboard-frontend-missing.txt").write_text(f"{failed}\n{status}\n{banner}\n")
-    assert failed, "the extension's bundle was never requested: the test did not remove anything"
-    # the missing piece by name, what it ships in, and the fix
-    assert MISSING_EXTENSION in banner and PACKAGE in banner, banner
-    assert f"pip install {PACKAGE}" in banner and "jupyter labextension list" in banner, banner
-    assert "restart" in banner.lower(), banner
-    # the status line no longer reads as a ready page: it says what is wrong and points to the banner
-    assert status.startswith("Not ready") and MISSING_EXTENSION in status, status
-    # the rest of the page still works: the answer arrived in words
-    page.wait_for_selector(".engram-answer li", timeout=600_000)
-    assert driver.timings.blocked_requests == []
+    _assert_named_with_its_fix(page, driver, "404")
+    assert failed, "the extension's bundle was never requested: the test removed nothing"
+    page.close(run_before_unload=True)  # hands the workspace's write lock back
     context.close()
+
+
+def test_a_server_without_the_extension_names_it_with_its_fix(browser, workspace_path, tmp_path_factory):
+    """Not installed: the server's page config lists no such extension (Voila's extension_denylist), so the
+    page never asks for it and the widget manager has no module of that name."""
+    copy = tmp_path_factory.mktemp("dash-noext") / "ws"
+    shutil.copytree(workspace_path, copy, ignore=shutil.ignore_patterns("conversations", "exports"))
+    deny = f'--VoilaConfiguration.extension_denylist=["{MISSING_EXTENSION}"]'
+    with VoilaServer(copy, dashboard_notebook(), log_path=ARTIFACTS / "voila-frontend-noext.log",
+                     extra_args=(deny,)) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        driver = DashboardDriver(page, ARTIFACTS)
+        requested: list[str] = []
+        page.on("request", lambda r: requested.append(r.url) if f"/{MISSING_EXTENSION}/" in r.url else None)
+        driver.open(server.url)
+        _assert_named_with_its_fix(page, driver, "not-installed")
+        assert requested == []  # really absent from the page, not a failed download
+        context.close()
 
 
 def test_a_complete_front_end_shows_no_such_message(browser, served):
