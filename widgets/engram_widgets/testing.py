@@ -56,11 +56,13 @@ class VoilaServer:
     max_message_mb : websocket message limit (see :data:`engram_widgets.dashboard.DEFAULT_MAX_MESSAGE_MB`).
     log_path : file receiving Voila's output (kept for CI artifacts).
     pool_size : kernels kept pre-started and warmed (``engram dashboard --pool``); 0 (default) starts one per page.
+    extra_args : more Voila command-line options, appended (e.g. ``--VoilaConfiguration.extension_denylist=[...]``
+        to serve the page as a server without that front-end extension would).
     """
 
     def __init__(self, workspace: str | Path, notebook: str | Path, *, max_message_mb: int = 100,
                  log_path: str | Path | None = None, startup_timeout: float = 600.0, token: bool = True,
-                 pool_size: int = 0) -> None:
+                 pool_size: int = 0, extra_args: tuple[str, ...] = ()) -> None:
         self.workspace = Path(workspace)
         self.notebook = Path(notebook)
         self.port = free_port()
@@ -73,12 +75,13 @@ class VoilaServer:
         self.startup_timeout = startup_timeout
         #: pre-started kernels (``engram dashboard --pool``; 0: a kernel starts when a page opens)
         self.pool_size = pool_size
+        self.extra_args = tuple(extra_args)
         self.process: subprocess.Popen | None = None
         self._log: Any = None
 
     def __enter__(self) -> VoilaServer:
         command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb, token=self.token,
-                                pool_size=self.pool_size)
+                                pool_size=self.pool_size) + list(self.extra_args)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(command, env=voila_environment(self.workspace), stdout=self._log,
                                         stderr=subprocess.STDOUT)
