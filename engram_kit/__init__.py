@@ -7,10 +7,10 @@ similarity, and the answer cites every claim. Start with :class:`engram_kit.Work
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from engram_kit.version import __version__
 
-from engram_kit.errors import EngramError  # noqa: E402
-from engram_kit.settings import Settings  # noqa: E402
+from engram_kit.errors import EngramError
+from engram_kit.settings import Settings
 
 __all__ = ["EngramError", "Settings", "Workspace", "__version__"]
 

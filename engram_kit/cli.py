@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram_kit import __version__
+from engram_kit.version import __version__
 from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
 

@@ -33,18 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from engram_kit.errors import WorkspaceError
-from engram_kit.store.base import GraphStore
+from engram_kit.store.rewrite import copy_graph as copy_graph  # re-exported: the backends' compact uses them
+from engram_kit.store.rewrite import folder_bytes as folder_bytes
+from engram_kit.store.rewrite import swap_in as swap_in
 
 log = logging.getLogger(__name__)
-
-
-def folder_bytes(path: Path) -> int:
-    """Bytes of a file, or of every file under a folder (0 when absent)."""
-    if path.is_file():
-        return path.stat().st_size
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return 0
 
 
 @dataclass
@@ -72,18 +65,6 @@ class CompactReport:
         lines += [f"skipped: {s}" for s in self.skipped]
         lines.append(f"in {self.seconds:.1f} s")
         return "\n".join(lines)
-
-
-def swap_in(live: Path, fresh: Path) -> None:
-    """Put ``fresh`` where ``live`` is: rename ``live`` aside, ``fresh`` into place, delete the old copy."""
-    old = live.with_name(live.name + ".old")
-    if old.exists():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
-    if live.exists():
-        live.rename(old)
-    fresh.rename(live)
-    if old.exists():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
 
 
 def _compact_vectors(ws: Any, report: CompactReport) -> None:
@@ -135,18 +116,6 @@ def _release_chroma(path: Path) -> None:
         SharedSystemClient._identifier_to_system.pop(str(path), None)  # noqa: SLF001 - no public API for this
     except Exception:  # noqa: BLE001 - older/newer chromadb: reopening still works, the cache is per path
         log.debug("could not drop chromadb's cached client for %s", path, exc_info=True)
-
-
-def copy_graph(source: GraphStore, target: GraphStore) -> None:
-    """Write the domain layer and the whole literature layer of ``source`` into the empty, writable ``target``
-    (:mod:`engram_kit.store.export`); what a backend's ``compact`` uses to build its fresh copy."""
-    from engram_kit.store.export import literature_batches, read_domain, read_literature
-
-    nodes, edges = read_domain(source)
-    frames = read_literature(source)
-    target.load_knowledge_graph(nodes, edges, progress=False)
-    for batch in literature_batches(frames):
-        target.write_literature(batch)
 
 
 def _compact_graph(ws: Any, report: CompactReport) -> None:

@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.files import write_atomic
-from engram_kit import __version__
+from engram_kit.version import __version__
+from engram_kit.agents import Investigator, Session
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
 from engram_kit.datasets import DataPaths, resolve_data_paths
 from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
@@ -540,22 +541,16 @@ class Workspace:
         """Run the routed agents concurrently and return the collected
         :class:`~engram_kit.agents.InvestigationResult` (see :class:`~engram_kit.agents.Investigator`;
         ``llm`` None = offline; ``options=AgentOptions(...)`` tunes the agents)."""
-        from engram_kit.agents import Investigator
-
         options = kwargs.pop("options", None)
         return Investigator(self, llm=llm, options=options).run(question, **kwargs)
 
     def agent_events(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
         """The investigation as a synchronous iterator of typed events (usable inside Jupyter)."""
-        from engram_kit.agents import Investigator
-
         options = kwargs.pop("options", None)
         return Investigator(self, llm=llm, options=options).iter_events(question, **kwargs)
 
     def session(self, **kwargs: Any) -> Any:
         """A multi-turn research :class:`~engram_kit.agents.Session` with working and long-term memory."""
-        from engram_kit.agents import Session
-
         return Session(self, **kwargs)
 
     def info(self) -> dict[str, Any]:
@@ -768,8 +763,9 @@ class Workspace:
         return self.evidence_desk(llm, limits).investigate(question, include_negated=include_negated)
 
     # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
-    def _ppr_engine(self) -> PPREngine:
-        """Where PPR runs: the store's engine (GDS on the server for Neo4j, the embedded CSR solver otherwise)."""
+    def _ppr_engine(self) -> PPREngine | None:
+        """Where PPR runs: the store's engine (GDS on the server for Neo4j; ``None``, the embedded CSR solver the
+        Retriever defaults to, otherwise)."""
         return self.store.ppr_engine()
 
     @_writes

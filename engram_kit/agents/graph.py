@@ -167,7 +167,7 @@ class LockedStore(GraphStore):
                           max_bytes=max_bytes, max_memory_mb=max_memory_mb)
 
     # --- engine, configuration, lifecycle ----------------------------------------------------------------
-    def ppr_engine(self) -> PPREngine:
+    def ppr_engine(self) -> PPREngine | None:
         return self._call(self._store.ppr_engine)
 
     def backend_manifest(self) -> dict[str, Any]:

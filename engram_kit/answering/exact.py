@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from engram_kit.answering.labels import page_label
 from engram_kit.answering.qtype import expected_type, question_type
 from engram_kit.answering.support import names_any, names_term
 from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
@@ -176,9 +177,7 @@ class ExactResult:
 
 
 def _label(hit: PassageHit) -> str:
-    from engram_kit.answering.extractive import _page_label  # the composer's labels, one definition
-
-    return _page_label(hit)
+    return page_label(hit)  # the composer's labels, one definition
 
 
 #: Words that end a chunk (besides :data:`_STOP`): verbs and connectives that never sit inside a name.

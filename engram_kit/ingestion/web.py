@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-from engram_kit import __version__
+from engram_kit.version import __version__
 from engram_kit.errors import DataError, IngestionError
 from engram_kit.ingestion.chunking import DocumentMetadata, MetadataField, ParsedDocument, ParsedSection
 from engram_kit.ingestion.pdf import DOI_PATTERN, NON_RETRIEVABLE_KINDS, canonical_section, split_authors

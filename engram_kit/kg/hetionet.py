@@ -50,7 +50,7 @@ from engram_kit.kg.schema import (
     NODE_KINDS,
 )
 from engram_kit.kg.graph import KnowledgeGraph
-from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS
+from engram_kit.kg.tables import EDGE_COLUMNS, NODE_COLUMNS
 
 logger = logging.getLogger(__name__)
 

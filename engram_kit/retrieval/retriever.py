@@ -35,7 +35,6 @@ import re
 from typing import TYPE_CHECKING
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -71,6 +70,7 @@ from engram_kit.retrieval.results import (
 )
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
+from engram_kit.store.ppr_engine import PPREngine as PPREngine  # re-exported: the engine protocol's old home
 
 if TYPE_CHECKING:  # chromadb is slow to import; only needed for type hints here
     from engram_kit.store.vectors import VectorStore
@@ -90,17 +90,6 @@ def default_graph_name(schema: GraphSchema) -> str:
     """Display name of a graph when the workspace manifest's ``knowledge_graph.name`` is not given:
     ``"Hetionet"`` for Hetionet, ``"KGX graph"`` for a Biolink KGX graph (never "Hetionet" for it)."""
     return schema.profile.display_name
-
-
-class PPREngine(Protocol):
-    """Where Personalized PageRank runs: the local CSR solver (default) or a server (Neo4j GDS).
-
-    ``run`` returns scores for every node of ``index.graph`` (ndarray of shape (n_nodes,), float32, sum 1),
-    for seeds ``{graph index: weight >= 0}``, with ``damping``/``ppr_tol``/``ppr_max_iter`` from ``settings``.
-    See :class:`engram_kit.retrieval.gds.GDSPPREngine` for the server implementation.
-    """
-
-    def run(self, index: GraphIndex, seeds: Mapping[int, float], settings: Settings) -> PPRResult: ...
 
 
 class CSRPPREngine:

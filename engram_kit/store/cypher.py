@@ -463,7 +463,7 @@ FRAME_STATEMENTS: dict[str, tuple[str, dict[str, str]]] = {
 #: :data:`STATEMENTS` (whose entries all have an embedded version) but served by the same :func:`statement`.
 #: The GDS texts target GDS 2.x on Neo4j 5 (weighted ``sourceNodes: [[node, bias], ...]`` and the Cypher
 #: projection function ``gds.graph.project(...)`` with ``undirectedRelationshipTypes``); see
-#: :mod:`engram_kit.retrieval.gds` for how their parameters map to :class:`~engram_kit.settings.Settings`.
+#: :mod:`engram_kit.store.gds` for how their parameters map to :class:`~engram_kit.settings.Settings`.
 NEO4J_ONLY_STATEMENTS: dict[str, dict[str, str]] = {
     "element_ids": {
         # Neo4j element ids of nodes given by engram id; {label}: any schema label (index seek).
