@@ -447,8 +447,16 @@ class ExtractiveComposer:
             if candidates and notes is not None:
                 notes.append(no_support_note(terms, len(hits)))
             return []
-        vectors = self.embedder.encode([result.question] + [s for _, s, _, _ in supported])
-        similarity = vectors[1:] @ vectors[0]
+        # The retriever embedded the question already (RetrievalResult.question_vector): only the sentences are
+        # embedded here, unless the result came from elsewhere or another model.
+        sentences = [s for _, s, _, _ in supported]
+        q_vec = result.question_vector if result.question_vector_model == self.embedder.name else None
+        if q_vec is None:
+            vectors = self.embedder.encode([result.question] + sentences)
+            q_vec, vectors = vectors[0], vectors[1:]
+        else:
+            vectors = self.embedder.encode(sentences)
+        similarity = vectors @ q_vec
         kind = [p for p, label in KIND_WORDS if intent is not None and label == intent.target_label]
         # where each sentence occurs: the chunk with the narrowest page range is the one to cite
         home: dict[str, int] = {}

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from engram_kit.kg.profiles import profile_for
@@ -314,6 +315,10 @@ class RetrievalResult:
     graph_name: str = "Hetionet"
     relevance: float = float("nan")
     on_topic: bool = True
+    #: The question's embedding (float32, shape (dimension,), L2-normalised) by the model named
+    #: ``question_vector_model``: the retriever embeds the question once and the composer reuses it. Not exported.
+    question_vector: np.ndarray | None = field(default=None, repr=False, compare=False)
+    question_vector_model: str = ""
 
     def edge_evidence(self) -> list[EdgeEvidence]:
         """The subgraph edges as :class:`EdgeEvidence` records, in frame order."""

@@ -338,7 +338,7 @@ class Retriever:
 
         # ---- candidates: the top dense and top BM25 passages
         t0 = time.perf_counter()
-        q_vec = self.embedder.encode([question])[0]
+        q_vec = self._question_vector(question)
         where = None if source == "all" else source
         if allowed is None:
             semantic = dict(self.vectors.query(q_vec, settings.candidate_pool, source=where))
@@ -420,7 +420,16 @@ class Retriever:
         return RetrievalResult(question, source, graph_share, settings.damping, entities, passages,
                                nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
                                graph=self.schema.name, graph_name=self.graph_name, relevance=relevance,
-                               on_topic=on_topic)
+                               on_topic=on_topic, question_vector=q_vec, question_vector_model=self.embedder.name)
+
+    def _question_vector(self, question: str) -> np.ndarray:
+        """The question's embedding, computed once per question: the resolver's (it embeds the question to rank
+        ambiguous readings, and caches it) when it uses the same model, else this retriever's embedder."""
+        resolver_embedder = getattr(self.resolver, "embedder", None)
+        if resolver_embedder is not None and resolver_embedder.name == self.embedder.name \
+                and hasattr(self.resolver, "context_vector"):
+            return self.resolver.context_vector(question)
+        return self.embedder.encode([question])[0]
 
     def _fill_cosines(self, semantic: dict[str, float], ids: list[str], q_vec: np.ndarray) -> None:
         """Add the question cosine of passages in ``ids`` that the dense pool did not return (in place)."""
