@@ -43,7 +43,6 @@ naming it) and/or the fact edges; an item with neither is never produced.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -570,7 +569,3 @@ def _surface(text: str, name: str) -> str | None:
         return None
     m = re.search(rf"(?<!\w){re.escape(name)}(?:e?s)?(?!\w)", text, re.IGNORECASE)
     return m.group(0) if m else None
-
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z))

@@ -103,12 +103,6 @@ class FactsResult:
     graph_name: str = ""
 
 
-def _evidence_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """The evidence a one-hop listing row is ordered by (sources, publications, unbiased), as in
-    :func:`engram_kit.evidence.plans.plan_queries`."""
-    return tuple(row.get(k) for k in ("n_sources", "n_publications", "unbiased"))
-
-
 class GraphFacts:
     """Edges of the asked relation for an answer (see the module docstring).
 
