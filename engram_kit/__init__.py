@@ -15,7 +15,7 @@ from engram_kit.settings import Settings
 __all__ = ["EngramError", "Settings", "Workspace", "__version__"]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy import keeps `import engram_kit` light
+def __getattr__(name: str):  # lazy import keeps `import engram_kit` light
     if name == "Workspace":
         from engram_kit.workspace import Workspace
 

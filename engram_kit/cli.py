@@ -139,13 +139,13 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--question", default=DEMO_QUESTION, help=f"question asked after ingesting (default: {DEMO_QUESTION!r})")
 
 
-def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
+def _open(args: argparse.Namespace, *, read_only: bool = False):
     from engram_kit.workspace import Workspace, default_workspace_path
 
     return Workspace.open(args.workspace or default_workspace_path(), read_only=read_only)
 
 
-def _kgx_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph | None
+def _kgx_graph(args: argparse.Namespace):  # KnowledgeGraph | None
     """The KGX graph named by ``--kgx-edges``/``--kgx-nodes`` (loaded and reported), or None for Hetionet."""
     from engram_kit.errors import DataError
 
@@ -205,7 +205,7 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     return Settings(embedding_model=key)
 
 
-def _downloaded_data(args: argparse.Namespace):  # noqa: ANN202 - DataPaths | Path | None
+def _downloaded_data(args: argparse.Namespace):  # DataPaths | Path | None
     """``--data``, or for ``--download DIR`` the official release fetched into DIR (engram_kit.kg.download_hetionet)
     with the bundled synonym tables and abstracts."""
     if getattr(args, "download", None) is None:
@@ -287,7 +287,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 2 if empty else 0
 
 
-def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
+def _print_answer(answer, top_k: int | None = None) -> None:
     from engram_kit.answering.headline import summary_lines
 
     result = answer.retrieval
@@ -570,7 +570,7 @@ def _vectors_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "chroma_url", None)
 
 
-def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
+def _neo4j_config(args: argparse.Namespace):  # Neo4jConfig
     from engram_kit.store.neo4j import Neo4jConfig
 
     return Neo4jConfig.from_env(uri=args.uri, user=args.user, database=args.database)
@@ -936,7 +936,7 @@ def _discover_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N", help="candidates to show (default 10)")
 
 
-def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN001, ANN202
+def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):
     from engram_kit.analysis import MapConfig
 
     lit = ws.literature_map(args.docs if getattr(args, "docs", None) else None)
@@ -944,7 +944,7 @@ def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN0
     return lit, lit.graph(config)
 
 
-def _names_first(frame, names: dict[str, str], width: int = 40):  # noqa: ANN001, ANN202 - DataFrame in and out
+def _names_first(frame, names: dict[str, str], width: int = 40):  # DataFrame in and out
     """``frame`` for printing: each name column (key of ``names``) shortened to ``width`` characters and moved to
     the front, its id column (the value) moved to the end, so a reader sees names and can still copy ids
     (`engram map` printed raw ids such as ``np:Unlinked:amp activated protein kinase`` first)."""

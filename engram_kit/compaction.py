@@ -87,7 +87,7 @@ def _compact_vectors(ws: Any, report: CompactReport) -> None:
     try:
         exported = export_rows(source, export)
         source.close()
-        ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
+        ws._vectors = None  # the workspace reopens its vector store lazily
         # built by a fresh interpreter, so the new index files hold no heap bytes of this process (which may have
         # just handled the deleted text): engram_kit.store.vector_rebuild says why
         report.vectors_kept = rebuild_in_subprocess(export, fresh, dimension=int(model["dimension"]),
@@ -113,8 +113,8 @@ def _release_chroma(path: Path) -> None:
     try:
         from chromadb.api.shared_system_client import SharedSystemClient
 
-        SharedSystemClient._identifier_to_system.pop(str(path), None)  # noqa: SLF001 - no public API for this
-    except Exception:  # noqa: BLE001 - older/newer chromadb: reopening still works, the cache is per path
+        SharedSystemClient._identifier_to_system.pop(str(path), None)  # no public API for this
+    except Exception:  # older/newer chromadb: reopening still works, the cache is per path
         log.debug("could not drop chromadb's cached client for %s", path, exc_info=True)
 
 
@@ -132,7 +132,7 @@ def _compact_graph(ws: Any, report: CompactReport) -> None:
     documents = ws.__dict__.get("_documents")
     if documents is not None:
         documents.store = ws.store
-    ws._index = None  # noqa: SLF001 - the retrieval index is rebuilt from the new store on next use
+    ws._index = None  # the retrieval index is rebuilt from the new store on next use
 
 
 def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
@@ -150,7 +150,7 @@ def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
     WorkspaceError
         If the graph store is not open.
     """
-    ws._require_writable("compact the workspace")  # noqa: SLF001 - the workspace's own guard
+    ws._require_writable("compact the workspace")  # the workspace's own guard
     if ws.store.closed:
         raise WorkspaceError(f"The workspace at {ws.path} is closed; open it again to compact it.")
     t0 = time.perf_counter()

@@ -179,7 +179,7 @@ def test_two_compounds_shared_targets_match_the_edge_table(workspace, sample_edg
 class _BrokenAgent:
     name = "pathway"
 
-    def run(self, context, emit):  # noqa: ANN001, ANN201
+    def run(self, context, emit):
         raise RuntimeError("pathway backend exploded")
 
 

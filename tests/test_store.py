@@ -382,7 +382,7 @@ def test_failed_replacement_keeps_the_previous_version(store, two_articles, monk
     before, before_edges = store.counts(), store.literature_edges()
     original = LadybugStore._run_rows
 
-    def failing(self, name, rows, **identifiers):  # noqa: ANN001, ANN202
+    def failing(self, name, rows, **identifiers):
         # create_passages runs after the stored version was deleted (a rewrite of identical MAPS_TO edges
         # sends no MAPS_TO statement on LadybugDB, so the failure is injected into a write every batch has)
         if name == "create_passages":

@@ -72,7 +72,7 @@ def _ray() -> Any:
     """The ``ray`` module, or a clear error naming the extra to install."""
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError as exc:
         raise BackendUnavailableError("engine='ray' needs Ray Data: pip install 'engram-kit[scale]' "
                                       "(or pip install 'ray[data]').") from exc

@@ -622,7 +622,7 @@ def _download_one(url: str, target: Path, expected: str | None, *, progress: boo
     """Stream ``url`` to a temp file beside ``target``, verify, atomically rename; return the digest."""
     fix = ("Fix: check the network connection and the URL (base_url), or download the file by hand into "
            f"{target.parent} and pass its path to load_hetionet().")
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below; kept to rename after verifying
+    handle = tempfile.NamedTemporaryFile(  # closed below; kept to rename after verifying
         dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False)
     temp = Path(handle.name)
     digest = hashlib.sha256()

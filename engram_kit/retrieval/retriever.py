@@ -247,7 +247,7 @@ class Retriever:
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
 
-    def _sorted_keys(self, lexicon) -> list[str]:  # noqa: ANN001 - Lexicon
+    def _sorted_keys(self, lexicon) -> list[str]:  # Lexicon
         """The lexicon's keys, sorted once (prefix look-ups by bisection, as in entity search)."""
         cached = self.__dict__.get("_keys")
         if cached is None or cached[0] is not lexicon:
@@ -482,7 +482,7 @@ class Retriever:
         return self._own_lexical
 
     # ------------------------------------------------------------------------------------------
-    def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
+    def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,
                       index: GraphIndex, scores: np.ndarray, seeds: set[int], *, text: np.ndarray,
                       bm25: np.ndarray) -> list[PassageHit]:
         if not chosen:

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - chromadb takes seconds to import; load it on first use
+def __getattr__(name: str):  # chromadb takes seconds to import; load it on first use
     if name == "VectorStore":
         from engram_kit.store.vectors import VectorStore
 
