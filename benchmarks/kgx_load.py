@@ -359,7 +359,7 @@ def run(quick: bool, copies: int | None, n_seeds: int, repeats: int, damping: fl
         peak_ws = _peak_mib()
 
         # (d) PPR on the workspace's CSR
-        graph = ws.knowledge_graph()
+        graph = ws.csr_graph()
         n_components, _ = csgraph.connected_components(graph.adjacency, directed=False)
         rng = np.random.default_rng(0)
         connected = np.flatnonzero(graph.degree > 0)

@@ -118,8 +118,9 @@ def _ask_args(p: argparse.ArgumentParser) -> None:
                    help="passages searched: all (default), pubmed (ingested PubMed records) or uploaded "
                         "(documents: PDFs, web pages, text files)")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
-    p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
-                   "(default Settings.graph_weight; 0 = text only)")
+    p.add_argument("--graph-share", "--alpha", dest="graph_share", type=float, default=None,
+                   help="graph (PPR) share of each passage's score, in [0, 1] (default Settings.graph_weight; 0 = "
+                        "text only); --alpha is its deprecated name")
     p.add_argument("--json", action="store_true",
                    help="print the full result as JSON (passage scores under the printed names: score, text_score, "
                         "ppr_score, semantic_raw; README 'Command line')")
@@ -304,7 +305,7 @@ def _print_answer(answer, top_k: int | None = None) -> None:
     if result.fallback:
         print(f"\nNote: {result.fallback}")
     # The labels are the passages' `ask --json` keys (PassageHit fields), one vocabulary for both (issue 34.13).
-    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text_score (BM25 + dense) + {result.alpha:.2f} * ppr_score "
+    print(f"\nTop passages (score = {1 - result.graph_share:.2f} * text_score (BM25 + dense) + {result.graph_share:.2f} * ppr_score "
           "(graph), relative to the best candidate; semantic_raw: question-passage cosine):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
@@ -338,7 +339,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise _empty_question_error()
     # Asking only reads, so it opens read-only and works beside a notebook that holds the workspace.
     with _open(args, read_only=True) as ws:
-        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha,
+        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, graph_share=args.graph_share,
                         within=getattr(args, "within", None))
         if args.json:
             print(json.dumps(answer.to_dict(), indent=2, default=str))
@@ -360,7 +361,7 @@ def _ask_stream(args: argparse.Namespace, lines: Iterable[str]) -> int:
             if not question:
                 continue
             try:
-                answer = ws.ask(question, source=args.source, top_k=args.top_k, alpha=args.alpha)
+                answer = ws.ask(question, source=args.source, top_k=args.top_k, graph_share=args.graph_share)
             except EngramError as exc:
                 failed += 1
                 print(f"error: {question!r}: {exc}", file=sys.stderr, flush=True)

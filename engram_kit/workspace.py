@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import threading
+import warnings
 import time
 from collections.abc import Callable, Iterable
 from functools import wraps
@@ -390,7 +391,7 @@ class Workspace:
     @_loads_once
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
-            graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
+            graph = self.csr_graph() if (self.path / "csr" / "kg.npz").exists() else None
             degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
                 if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
@@ -531,11 +532,20 @@ class Workspace:
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     @_loads_once
-    def knowledge_graph(self) -> CSRGraph:
-        """The knowledge-graph CSR (domain nodes only, cached at creation): agents' paths and PPR."""
+    def csr_graph(self) -> CSRGraph:
+        """The knowledge graph's CSR adjacency (:class:`~engram_kit.store.csr.CSRGraph`: domain nodes only, cached at
+        creation): agents' paths and PPR. Not the graph itself: that is in the store (:attr:`store`)."""
         if self._kg_graph is None:
             self._kg_graph = CSRGraph.load(self.path / "csr" / "kg.npz")
         return self._kg_graph
+
+    def knowledge_graph(self) -> CSRGraph:
+        """Deprecated name of :meth:`csr_graph` (it returns the CSR adjacency, not a knowledge graph object).
+
+        Warns with :class:`DeprecationWarning`; will be removed after 0.2."""
+        warnings.warn("Workspace.knowledge_graph() is deprecated: it returns the CSR adjacency; call "
+                      "Workspace.csr_graph() instead.", DeprecationWarning, stacklevel=2)
+        return self.csr_graph()
 
     def run_agents(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
         """Run the routed agents concurrently and return the collected

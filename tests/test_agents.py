@@ -212,7 +212,7 @@ def test_empty_question_raises(workspace):
 def test_shortest_path_is_shortest_and_typed(workspace, sample_edges):
     from engram_kit.agents import GraphQueries
 
-    graph = GraphQueries(workspace.store, workspace.knowledge_graph())
+    graph = GraphQueries(workspace.store, workspace.csr_graph())
     path = graph.shortest_path(TREM2, APP, max_hops=3)
     direct = sample_edges[((sample_edges.source == TREM2) & (sample_edges.target == APP))
                           | ((sample_edges.source == APP) & (sample_edges.target == TREM2))]

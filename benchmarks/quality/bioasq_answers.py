@@ -173,7 +173,7 @@ class Prototype:
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.kg = ws.knowledge_graph()
+        self.kg = ws.csr_graph()
 
     def answer(self, body: str, texts: list[str]) -> tuple[list[str], list[str]]:
         """(ranked factoid answers, list answers) from the passage texts ``texts``."""

@@ -11,7 +11,7 @@ Two sources, each used where it is fast and backend-independent:
   direction (subject -> object), knowledge sources, publications, qualifiers and negation
   (:data:`engram_kit.retrieval.results.EDGE_MEANING_COLUMNS`). Negated assertions are left out unless asked for.
 * **Shortest paths** run as a breadth-first search on the float32 CSR adjacency of the knowledge graph
-  (:meth:`Workspace.knowledge_graph`, built from asserted edges only: a path never goes through a negated
+  (:meth:`Workspace.csr_graph`, built from asserted edges only: a path never goes through a negated
   edge), then the path's edges are read with :meth:`GraphStore.edges_among` (negated ones left out), so each
   hop carries its predicate and provenance into the citations.
 

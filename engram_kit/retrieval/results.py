@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -300,7 +301,7 @@ class RetrievalResult:
 
     question: str
     source: str
-    alpha: float
+    graph_share: float
     damping: float
     entities: list[ResolvedEntity]
     passages: list[PassageHit]
@@ -362,10 +363,18 @@ class RetrievalResult:
                                    "target": e.target, "label": ("NOT " if e.negated else "") + shown, **meaning}})
         return {"nodes": nodes, "edges": edges}
 
+    @property
+    def alpha(self) -> float:
+        """Deprecated name of :attr:`graph_share` (PPR papers use alpha for the damping); warns."""
+        warnings.warn("RetrievalResult.alpha is deprecated: read graph_share (the graph share of each passage's "
+                      "score).", DeprecationWarning, stacklevel=2)
+        return self.graph_share
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (frames as lists of records)."""
         return {
-            "question": self.question, "source": self.source, "alpha": self.alpha, "damping": self.damping,
+            "question": self.question, "source": self.source, "graph_share": self.graph_share,
+            "damping": self.damping,
             "entities": [asdict(e) for e in self.entities],
             "passages": [asdict(p) for p in self.passages],
             "subgraph": {
@@ -387,7 +396,8 @@ class RetrievalResult:
         Raises
         ------
         KeyError, TypeError
-            If ``data`` lacks ``question``, ``source``, ``alpha``, ``damping`` or ``subgraph``.
+            If ``data`` lacks ``question``, ``source``, ``graph_share`` (``alpha`` in older bundles), ``damping``
+            or ``subgraph``.
         """
         passages = []
         for p in data.get("passages", []):
@@ -398,7 +408,9 @@ class RetrievalResult:
             passages.append(PassageHit(**{**p, "entities": tuple(p.get("entities", ())), "paths": paths}))
         edges = data["subgraph"]["edges"]
         return cls(
-            question=data["question"], source=data["source"], alpha=data["alpha"], damping=data["damping"],
+            question=data["question"], source=data["source"],
+            graph_share=data["graph_share"] if "graph_share" in data else data["alpha"],  # "alpha": bundles before 0.2
+            damping=data["damping"],
             entities=[ResolvedEntity(**e) for e in data.get("entities", [])], passages=passages,
             subgraph_nodes=pd.DataFrame(data["subgraph"]["nodes"], columns=["id", "name", "kind", "ppr", "is_seed"]),
             subgraph_edges=pd.DataFrame(edges) if edges else pd.DataFrame(

@@ -12,7 +12,7 @@ Method (details, sources and measurements in :mod:`engram_kit.retrieval.ranking`
    part of each seed's weight moved to the NounPhrases that map to it (``Settings.phrase_seed_share``, as
    HippoRAG 2 seeds phrase nodes). A passage's PPR probability divided by its degree to a power (hub
    control) and scaled to [0, 1] is its graph evidence.
-4. The score is ``(1 - alpha) * text + alpha * graph`` with a small ``alpha`` (``Settings.graph_weight``),
+4. The score is ``(1 - g) * text + g * graph`` with a small graph share ``g`` (``Settings.graph_weight``),
    so the graph orders near-ties and cannot drown the text. The raw cosine of the best passage is the
    absolute relevance: below ``Settings.min_relevance`` the result says the question looks off-topic.
 5. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
@@ -34,6 +34,7 @@ import logging
 import re
 from typing import TYPE_CHECKING
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -267,12 +268,13 @@ class Retriever:
         *,
         source: str = "all",
         top_k: int | None = None,
-        alpha: float | None = None,
+        graph_share: float | None = None,
         extra_seeds: Mapping[str, float] | None = None,
         include_negated: bool = False,
         seeds: Mapping[str, float] | Sequence[str] | None = None,
         exclude: Sequence[str] | set[str] | None = None,
         within: Sequence[str] | None = None,
+        alpha: float | None = None,
     ) -> RetrievalResult:
         """Rank passages for ``question``.
 
@@ -281,7 +283,7 @@ class Retriever:
         question : natural-language question, 1 .. 2,000 characters.
         source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
         top_k : passages to return (default ``Settings.top_k``).
-        alpha : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
+        graph_share : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
             ``Settings.graph_weight``, or ``Settings.follow_up_graph_weight`` when the question resolves no entity
             and all seeds come from ``extra_seeds``; 0 = text only; see :mod:`engram_kit.retrieval.ranking`).
         extra_seeds : node id -> weight added to the entity seeds (e.g. session memory), weights >= 0.
@@ -293,11 +295,13 @@ class Retriever:
         within : rank only the passages of these papers (a reading list): PMIDs as ``"123"``, ``"PMID:123"``
             or ``"pubmed:123"``, and document (article) ids; intersected with ``source``. Ids that match no
             paper are named in ``fallback``; None = every passage.
+        alpha : deprecated name of ``graph_share`` (PPR papers use alpha for the damping or the restart
+            probability; here it never meant either); warns with :class:`DeprecationWarning`.
 
         Raises
         ------
         QueryError
-            Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1, a negative
+            Empty or over-long question, unknown source filter, graph_share outside [0, 1], top_k < 1, a negative
             pinned weight, a pinned node that is not in the graph, or a ``within`` list none of whose ids is a
             paper of the workspace (the error names them).
         """
@@ -309,11 +313,18 @@ class Retriever:
                              f"{self.settings.max_question_chars} (Settings.max_question_chars).")
         if source not in SOURCE_FILTERS:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
-        user_alpha = alpha is not None
-        alpha = self.settings.graph_weight if alpha is None else float(alpha)
-        if not 0.0 <= alpha <= 1.0:
-            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the graph share of each passage's score "
-                             "(0 = text only).")
+        if alpha is not None:
+            warnings.warn("retrieve(alpha=...) is deprecated: pass graph_share=... (the graph share of each "
+                          "passage's score; alpha is the damping in PPR papers).", DeprecationWarning, stacklevel=2)
+            if graph_share is not None and float(graph_share) != float(alpha):
+                raise QueryError(f"graph_share={graph_share} and its deprecated name alpha={alpha} disagree; "
+                                 "pass graph_share only.")
+            graph_share = alpha
+        user_share = graph_share is not None
+        share = self.settings.graph_weight if graph_share is None else float(graph_share)
+        if not 0.0 <= share <= 1.0:
+            raise QueryError(f"graph_share={share} is outside [0, 1]; it is the graph share of each passage's "
+                             "score (0 = text only).")
         if top_k is not None and top_k < 1:
             raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
@@ -394,8 +405,8 @@ class Retriever:
         degree = np.array([index.graph.degree[graph_node[p]] if p in graph_node else 0.0 for p in pool])
         text = text_scores(cos, bm25, settings.dense_weight)
         graph = graph_evidence(ppr_pool, degree, settings.hub_exponent)
-        graph_share = alpha if entity_seeds else 0.0
-        if entity_seeds and not entities and not user_alpha:
+        graph_share = share if entity_seeds else 0.0
+        if entity_seeds and not entities and not user_share:
             # a follow-up naming nothing ("Which drugs target it?"): only the remembered seeds know what it means
             graph_share = max(graph_share, settings.follow_up_graph_weight)
         final = blend(text, graph, graph_share)
