@@ -27,10 +27,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from engram_kit.agents import Investigator  # noqa: E402
-from engram_kit.datasets import resolve_data_paths  # noqa: E402
-from engram_kit.settings import Settings  # noqa: E402
-from engram_kit.workspace import Workspace  # noqa: E402
+from engram_kit.agents import Investigator
+from engram_kit.datasets import resolve_data_paths
+from engram_kit.settings import Settings
+from engram_kit.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"

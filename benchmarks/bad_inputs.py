@@ -537,14 +537,14 @@ def _api_cases() -> dict[str, Callable[[Any, Path], str]]:
                 ws.ingest([PubMedRecord(pmid=str(9_500_000 + w * 10 + j), title=f"Thread {w} study {j}",
                                         abstract=f"Metformin lowers glucose in type 2 diabetes (thread {w}, {j}).")
                            for j in range(2)])
-            except Exception as exc:  # noqa: BLE001 - collected
+            except Exception as exc:  # collected
                 errors.append(repr(exc))
 
         def read() -> None:
             try:
                 for _ in range(3):
                     ws.retrieve("What does metformin treat?")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 errors.append(repr(exc))
 
         threads = [threading.Thread(target=write, args=(w,), daemon=True) for w in range(8)]

@@ -50,7 +50,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def _wait_model(page, timeout: float = 900.0) -> float:  # noqa: ANN001
+def _wait_model(page, timeout: float = 900.0) -> float:
     started = time.perf_counter()
     page.wait_for_function("() => { const s = document.querySelector('.engram-status');"
                            " return s && s.innerText.includes('Language model loaded'); }",

@@ -131,12 +131,12 @@ def _session(url: str, index: int, seconds: float, questions: list[str], artifac
                 try:
                     driver.ask(question, timeout=ANSWER_TIMEOUT_S)
                     out.latencies.append(driver.timings.answer)
-                except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+                except Exception as exc:  # every failure is counted and reported
                     out.errors.append(f"{question!r}: {type(exc).__name__}: {str(exc)[:200]}")
                     break
             page.close(run_before_unload=True)  # as closing the tab: the kernel shuts down, the lock is freed
             browser.close()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         out.errors.append(f"session: {type(exc).__name__}: {str(exc)[:200]}")
 
 

@@ -359,7 +359,7 @@ def run(quick: bool, copies: int | None, n_seeds: int, repeats: int, damping: fl
         peak_ws = _peak_mib()
 
         # (d) PPR on the workspace's CSR
-        graph = ws.knowledge_graph()
+        graph = ws.csr_graph()
         n_components, _ = csgraph.connected_components(graph.adjacency, directed=False)
         rng = np.random.default_rng(0)
         connected = np.flatnonzero(graph.degree > 0)
@@ -370,7 +370,7 @@ def run(quick: bool, copies: int | None, n_seeds: int, repeats: int, damping: fl
         refs = [scipy_power(t64, dense_seed(graph, s), damping, 1e-12)
                 for s in tqdm(index_sets, desc="exact references", disable=not progress, leave=False)]
 
-        def time_method(fn, count: int, reps: int) -> tuple[list[float], list[float]]:  # noqa: ANN001
+        def time_method(fn, count: int, reps: int) -> tuple[list[float], list[float]]:
             fn(id_sets[0])  # warm-up
             ms, ov = [], []
             for ids, ref in zip(id_sets[:count], refs):

@@ -67,7 +67,7 @@ def time_analytics(lit: LiteratureMap, index: CuratedEdgeIndex, entity_index: En
                    repeats: int) -> dict[str, float]:
     """Median seconds of each analytics step on a map (extraction excluded)."""
     def merge() -> None:
-        lit._merged = None  # noqa: SLF001 - time the merge itself, not the cache
+        lit._merged = None  # time the merge itself, not the cache
         lit.graph(config)
 
     graph = lit.graph(config)

@@ -9,7 +9,7 @@ Measures, in one run, with the commit hash:
   of the uncompressed TSV input;
 * counts per label and relationship type on both stores (must be equal);
 * personalised PageRank on the domain graph for ``--seeds`` random seed nodes (and one 5-seed set): embedded CSR
-  solver vs GDS ``pageRank.stream`` with ``sourceNodes`` through :class:`~engram_kit.retrieval.gds.GDSPPREngine`,
+  solver vs GDS ``pageRank.stream`` with ``sourceNodes`` through :class:`~engram_kit.store.gds.GDSPPREngine`,
   same damping; top-100 overlap (target >= 0.99) and L1 distance of the normalised score vectors.
 
 Usage: ``python -m benchmarks.neo4j_parity [--edges N] [--seeds K] [--out benchmarks/results/neo4j.md]``.

@@ -82,7 +82,7 @@ def _letters(text: str) -> str:
     return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKC", text).lower())
 
 
-def page_faults(doc, path: Path, counter) -> tuple[int, list[str]]:  # noqa: ANN001
+def page_faults(doc, path: Path, counter) -> tuple[int, list[str]]:
     """Passages checked and the passages whose pages are wrong (see the module docstring)."""
     import pymupdf
 

@@ -25,7 +25,7 @@ PDFS = sorted((REPO / "data" / "pdfs").glob("*.pdf"))
 MARKER = b"Kamuzu Central"
 
 
-def sizes(ws) -> dict[str, int]:  # noqa: ANN001 - Workspace
+def sizes(ws) -> dict[str, int]:  # Workspace
     from engram_kit.compaction import folder_bytes
 
     graph = sum(folder_bytes(p) for p in ws.path.glob("graph.lbug*"))

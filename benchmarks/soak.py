@@ -121,7 +121,7 @@ def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready
                         file = queue.pop(0)
                     try:
                         report = ws.ingest(file)
-                    except Exception:  # noqa: BLE001 - reported in the table
+                    except Exception:  # reported in the table
                         errors.append(traceback.format_exc(limit=3))
                         return
                     with lock:
@@ -140,7 +140,7 @@ def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready
                                 if "crashed" in artifact.error:
                                     errors.append(f"desk query crashed its process: {artifact.error}")
                         reads[0] += 1
-                    except Exception:  # noqa: BLE001
+                    except Exception:
                         errors.append(traceback.format_exc(limit=3))
                         return
 
@@ -157,7 +157,7 @@ def _writer(path: str, files: list[str], minutes: float, min_batches: int, ready
             stuck = sum(t.is_alive() for t in writers + readers)
             if stuck:
                 errors.append(f"HANG: {stuck} thread(s) still running 15 min after the writing time")
-    except Exception:  # noqa: BLE001 - reported in the table
+    except Exception:  # reported in the table
         errors.append(traceback.format_exc(limit=3))
     ready.set()  # never leave the readers waiting
     result: dict[str, Any] = {"batches": done[0], "records": records[0], "errors": errors}
@@ -203,7 +203,7 @@ def _reader(path: str, deadline: Any, writing: Any, ready: Any, number: int, out
                 asks += 1
                 ws.run_desk("Which pathways does TP53 participate in?")
                 desk += 1
-        except Exception as exc:  # noqa: BLE001 - reported in the table
+        except Exception as exc:  # reported in the table
             refusals += _refusal_or_error(exc, errors)
         first_rss = first_rss or _rss_mib()
     out.put((f"reader {number}", {"opens": opens, "beside writer": beside_writer, "asks": asks, "desk": desk,
@@ -244,7 +244,7 @@ def _light_reader(path: str, deadline: Any, writing: Any, ready: Any, number: in
                     vectors.close()
             finally:
                 store.close()
-        except Exception as exc:  # noqa: BLE001 - reported in the table
+        except Exception as exc:  # reported in the table
             refusals += _refusal_or_error(exc, errors)
         first_rss = first_rss or _rss_mib()
         time.sleep(pause)

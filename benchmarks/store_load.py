@@ -78,7 +78,7 @@ def _disk_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
 
 
-def _best_of(fn, repeats: int = 5) -> float:  # noqa: ANN001
+def _best_of(fn, repeats: int = 5) -> float:
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -127,7 +127,7 @@ def main() -> int:
         for size in (40, 200):
             ids = list(dict.fromkeys(hubs[: size // 4] + rng.choice(nodes["id"], size, replace=False).tolist()))[:size]
             found = len(store.edges_among(ids))
-            latency_ms = _best_of(lambda: store.edges_among(ids)) * 1000  # noqa: B023 - used at once
+            latency_ms = _best_of(lambda: store.edges_among(ids)) * 1000  # used at once
             rows.append((f"edges_among({size} ids, incl. hubs)", f"{latency_ms:.0f} ms ({found} edges)"))
         store.close()
 

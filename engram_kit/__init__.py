@@ -7,15 +7,15 @@ similarity, and the answer cites every claim. Start with :class:`engram_kit.Work
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from engram_kit.version import __version__
 
-from engram_kit.errors import EngramError  # noqa: E402
-from engram_kit.settings import Settings  # noqa: E402
+from engram_kit.errors import EngramError
+from engram_kit.settings import Settings
 
 __all__ = ["EngramError", "Settings", "Workspace", "__version__"]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy import keeps `import engram_kit` light
+def __getattr__(name: str):  # lazy import keeps `import engram_kit` light
     if name == "Workspace":
         from engram_kit.workspace import Workspace
 

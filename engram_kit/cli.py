@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram_kit import __version__, plugins
+from engram_kit import plugins
+from engram_kit.version import __version__
 from engram_kit.errors import DataError, EngramError, WorkspaceError
 from engram_kit.records import STATUSES
 
@@ -132,8 +133,9 @@ def _ask_args(p: argparse.ArgumentParser) -> None:
                    help="passages searched: all (default), pubmed (ingested PubMed records) or uploaded "
                         "(documents: PDFs, web pages, text files)")
     p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
-    p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1] "
-                   "(default Settings.graph_weight; 0 = text only)")
+    p.add_argument("--graph-share", "--alpha", dest="graph_share", type=float, default=None,
+                   help="graph (PPR) share of each passage's score, in [0, 1] (default Settings.graph_weight; 0 = "
+                        "text only); --alpha is its deprecated name")
     p.add_argument("--json", action="store_true",
                    help="print the full result as JSON (passage scores under the printed names: score, text_score, "
                         "ppr_score, semantic_raw; README 'Command line')")
@@ -153,7 +155,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--question", default=DEMO_QUESTION, help=f"question asked after ingesting (default: {DEMO_QUESTION!r})")
 
 
-def _open(args: argparse.Namespace, *, read_only: bool = False):  # noqa: ANN202
+def _open(args: argparse.Namespace, *, read_only: bool = False):
     from engram_kit.workspace import Workspace, default_workspace_path
 
     return Workspace.open(args.workspace or default_workspace_path(), read_only=read_only)
@@ -192,7 +194,7 @@ def _graph_request(args: argparse.Namespace) -> tuple[str, dict[str, str], str, 
     return "kgx", options, name or args.kgx_name, release or args.kgx_release
 
 
-def _load_graph(args: argparse.Namespace):  # noqa: ANN202 - KnowledgeGraph
+def _load_graph(args: argparse.Namespace):  # -> KnowledgeGraph
     """The graph ``engram init`` asked for (``--download`` fetched first), read by its format's loader and
     reported (the format's report lines)."""
     from engram_kit.kg.formats import get_format
@@ -233,7 +235,7 @@ def _init_settings(args: argparse.Namespace, path: Path) -> Settings | None:
     return Settings(embedding_model=key)
 
 
-def _downloaded_data(args: argparse.Namespace):  # noqa: ANN202 - DataPaths | Path | None
+def _downloaded_data(args: argparse.Namespace):  # DataPaths | Path | None
     """``--data``, or for ``--download DIR`` the official release fetched into DIR (engram_kit.kg.download_hetionet)
     with the bundled synonym tables and abstracts."""
     if getattr(args, "download", None) is None:
@@ -317,7 +319,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 2 if empty else 0
 
 
-def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
+def _print_answer(answer, top_k: int | None = None) -> None:
     from engram_kit.answering.headline import summary_lines
 
     result = answer.retrieval
@@ -334,7 +336,7 @@ def _print_answer(answer, top_k: int | None = None) -> None:  # noqa: ANN001
     if result.fallback:
         print(f"\nNote: {result.fallback}")
     # The labels are the passages' `ask --json` keys (PassageHit fields), one vocabulary for both (issue 34.13).
-    print(f"\nTop passages (score = {1 - result.alpha:.2f} * text_score (BM25 + dense) + {result.alpha:.2f} * ppr_score "
+    print(f"\nTop passages (score = {1 - result.graph_share:.2f} * text_score (BM25 + dense) + {result.graph_share:.2f} * ppr_score "
           "(graph), relative to the best candidate; semantic_raw: question-passage cosine):")
     for p in result.passages[:top_k] if top_k else result.passages:
         title = textwrap.shorten(p.title or p.text, 90)
@@ -368,7 +370,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise _empty_question_error()
     # Asking only reads, so it opens read-only and works beside a notebook that holds the workspace.
     with _open(args, read_only=True) as ws:
-        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, alpha=args.alpha,
+        answer = ws.ask(args.question, source=args.source, top_k=args.top_k, graph_share=args.graph_share,
                         within=getattr(args, "within", None))
         if args.json:
             print(json.dumps(answer.to_dict(), indent=2, default=str))
@@ -390,7 +392,7 @@ def _ask_stream(args: argparse.Namespace, lines: Iterable[str]) -> int:
             if not question:
                 continue
             try:
-                answer = ws.ask(question, source=args.source, top_k=args.top_k, alpha=args.alpha)
+                answer = ws.ask(question, source=args.source, top_k=args.top_k, graph_share=args.graph_share)
             except EngramError as exc:
                 failed += 1
                 print(f"error: {question!r}: {exc}", file=sys.stderr, flush=True)
@@ -620,7 +622,7 @@ def _vectors_arg(args: argparse.Namespace) -> str | None:
     return url if url is not None else kind
 
 
-def _neo4j_config(args: argparse.Namespace):  # noqa: ANN202 - Neo4jConfig
+def _neo4j_config(args: argparse.Namespace):  # Neo4jConfig
     from engram_kit.store.neo4j import Neo4jConfig
 
     return Neo4jConfig.from_env(uri=args.uri, user=args.user, database=args.database)
@@ -982,7 +984,7 @@ def _discover_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N", help="candidates to show (default 10)")
 
 
-def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN001, ANN202
+def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):
     from engram_kit.analysis import MapConfig
 
     lit = ws.literature_map(args.docs if getattr(args, "docs", None) else None)
@@ -990,7 +992,7 @@ def _map_graph(ws, args: argparse.Namespace, min_occurrence: int):  # noqa: ANN0
     return lit, lit.graph(config)
 
 
-def _names_first(frame, names: dict[str, str], width: int = 40):  # noqa: ANN001, ANN202 - DataFrame in and out
+def _names_first(frame, names: dict[str, str], width: int = 40):  # DataFrame in and out
     """``frame`` for printing: each name column (key of ``names``) shortened to ``width`` characters and moved to
     the front, its id column (the value) moved to the end, so a reader sees names and can still copy ids
     (`engram map` printed raw ids such as ``np:Unlinked:amp activated protein kinase`` first)."""

@@ -33,18 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from engram_kit.errors import WorkspaceError
-from engram_kit.store.base import GraphStore
+from engram_kit.store.rewrite import copy_graph as copy_graph  # re-exported: the backends' compact uses them
+from engram_kit.store.rewrite import folder_bytes as folder_bytes
+from engram_kit.store.rewrite import swap_in as swap_in
 
 log = logging.getLogger(__name__)
-
-
-def folder_bytes(path: Path) -> int:
-    """Bytes of a file, or of every file under a folder (0 when absent)."""
-    if path.is_file():
-        return path.stat().st_size
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return 0
 
 
 @dataclass
@@ -74,18 +67,6 @@ class CompactReport:
         return "\n".join(lines)
 
 
-def swap_in(live: Path, fresh: Path) -> None:
-    """Put ``fresh`` where ``live`` is: rename ``live`` aside, ``fresh`` into place, delete the old copy."""
-    old = live.with_name(live.name + ".old")
-    if old.exists():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
-    if live.exists():
-        live.rename(old)
-    fresh.rename(live)
-    if old.exists():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
-
-
 def _compact_vectors(ws: Any, report: CompactReport) -> None:
     from engram_kit.store.vector_rebuild import export_rows, rebuild_in_subprocess
 
@@ -106,7 +87,7 @@ def _compact_vectors(ws: Any, report: CompactReport) -> None:
     try:
         exported = export_rows(source, export)
         source.close()
-        ws._vectors = None  # noqa: SLF001 - the workspace reopens its vector store lazily
+        ws._vectors = None  # the workspace reopens its vector store lazily
         # built by a fresh interpreter, so the new index files hold no heap bytes of this process (which may have
         # just handled the deleted text): engram_kit.store.vector_rebuild says why
         report.vectors_kept = rebuild_in_subprocess(export, fresh, dimension=int(model["dimension"]),
@@ -132,21 +113,9 @@ def _release_chroma(path: Path) -> None:
     try:
         from chromadb.api.shared_system_client import SharedSystemClient
 
-        SharedSystemClient._identifier_to_system.pop(str(path), None)  # noqa: SLF001 - no public API for this
-    except Exception:  # noqa: BLE001 - older/newer chromadb: reopening still works, the cache is per path
+        SharedSystemClient._identifier_to_system.pop(str(path), None)  # no public API for this
+    except Exception:  # older/newer chromadb: reopening still works, the cache is per path
         log.debug("could not drop chromadb's cached client for %s", path, exc_info=True)
-
-
-def copy_graph(source: GraphStore, target: GraphStore) -> None:
-    """Write the domain layer and the whole literature layer of ``source`` into the empty, writable ``target``
-    (:mod:`engram_kit.store.export`); what a backend's ``compact`` uses to build its fresh copy."""
-    from engram_kit.store.export import literature_batches, read_domain, read_literature
-
-    nodes, edges = read_domain(source)
-    frames = read_literature(source)
-    target.load_knowledge_graph(nodes, edges, progress=False)
-    for batch in literature_batches(frames):
-        target.write_literature(batch)
 
 
 def _compact_graph(ws: Any, report: CompactReport) -> None:
@@ -163,7 +132,7 @@ def _compact_graph(ws: Any, report: CompactReport) -> None:
     documents = ws.__dict__.get("_documents")
     if documents is not None:
         documents.store = ws.store
-    ws._index = None  # noqa: SLF001 - the retrieval index is rebuilt from the new store on next use
+    ws._index = None  # the retrieval index is rebuilt from the new store on next use
 
 
 def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
@@ -181,7 +150,7 @@ def compact_workspace(ws: Any, *, drop_history: bool = False) -> CompactReport:
     WorkspaceError
         If the graph store is not open.
     """
-    ws._require_writable("compact the workspace")  # noqa: SLF001 - the workspace's own guard
+    ws._require_writable("compact the workspace")  # the workspace's own guard
     if ws.store.closed:
         raise WorkspaceError(f"The workspace at {ws.path} is closed; open it again to compact it.")
     t0 = time.perf_counter()

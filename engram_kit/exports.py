@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from engram_kit import __version__
+from engram_kit.version import __version__
 from engram_kit.errors import DataError
 from engram_kit.kg.schema import LABEL_TO_KIND
 from engram_kit.retrieval.results import RetrievalResult

@@ -139,7 +139,7 @@ class LiteratureBatch:
         Several records of one batch often mention the same NounPhrase; the store merges on ids, but
         handing it each key once keeps the write a pure upsert.
         """
-        def unique(items: list, key) -> list:  # noqa: ANN001
+        def unique(items: list, key) -> list:
             seen: dict = {}
             for item in items:
                 seen.setdefault(key(item), item)

@@ -86,7 +86,7 @@ class Settings:
         0.05, section="retrieval", unit="share of the passage score", range="[0, 1]", check=_unit_interval,
         source="BioASQ 12b dev study (benchmarks/results/bioasq.md): 0.05 gained +0.001 nDCG@10 over text alone, "
                "0.2-0.3 lost 0.007-0.014",
-        help="Share alpha of a passage's final score given to graph evidence (entity-seeded PPR with hub control, "
+        help="Share of a passage's final score given to graph evidence (entity-seeded PPR with hub control, "
              "scaled to [0, 1]); the rest is the hybrid text score. 0 = text only, 1 = graph only. Small on "
              "purpose: the graph orders passages the text nearly ties and cannot drown a strong text match.")
     follow_up_graph_weight: float = setting(

@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import threading
+import warnings
 import time
 from collections.abc import Callable, Iterable
 from functools import wraps
@@ -34,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.files import write_atomic
-from engram_kit import __version__
+from engram_kit.version import __version__
+from engram_kit.agents import Investigator, Session
 from engram_kit.answering import Answer, AnswerComposer, ExtractiveComposer
 from engram_kit.datasets import DataPaths
 from engram_kit.embeddings import Embedder, embedder_from_manifest, get_embedder
@@ -414,7 +416,7 @@ class Workspace:
     @_loads_once
     def resolver(self) -> EntityResolver:
         if self._resolver is None:
-            graph = self.knowledge_graph() if (self.path / "csr" / "kg.npz").exists() else None
+            graph = self.csr_graph() if (self.path / "csr" / "kg.npz").exists() else None
             degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
                 if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
@@ -555,32 +557,35 @@ class Workspace:
 
     # --- agents, sessions and run bundles (engram_kit.agents, engram_kit.memory, engram_kit.runs) ---
     @_loads_once
-    def knowledge_graph(self) -> CSRGraph:
-        """The knowledge-graph CSR (domain nodes only, cached at creation): agents' paths and PPR."""
+    def csr_graph(self) -> CSRGraph:
+        """The knowledge graph's CSR adjacency (:class:`~engram_kit.store.csr.CSRGraph`: domain nodes only, cached at
+        creation): agents' paths and PPR. Not the graph itself: that is in the store (:attr:`store`)."""
         if self._kg_graph is None:
             self._kg_graph = CSRGraph.load(self.path / "csr" / "kg.npz")
         return self._kg_graph
+
+    def knowledge_graph(self) -> CSRGraph:
+        """Deprecated name of :meth:`csr_graph` (it returns the CSR adjacency, not a knowledge graph object).
+
+        Warns with :class:`DeprecationWarning`; will be removed after 0.2."""
+        warnings.warn("Workspace.knowledge_graph() is deprecated: it returns the CSR adjacency; call "
+                      "Workspace.csr_graph() instead.", DeprecationWarning, stacklevel=2)
+        return self.csr_graph()
 
     def run_agents(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
         """Run the routed agents concurrently and return the collected
         :class:`~engram_kit.agents.InvestigationResult` (see :class:`~engram_kit.agents.Investigator`;
         ``llm`` None = offline; ``options=AgentOptions(...)`` tunes the agents)."""
-        from engram_kit.agents import Investigator
-
         options = kwargs.pop("options", None)
         return Investigator(self, llm=llm, options=options).run(question, **kwargs)
 
     def agent_events(self, question: str, *, llm: Any = None, **kwargs: Any) -> Any:
         """The investigation as a synchronous iterator of typed events (usable inside Jupyter)."""
-        from engram_kit.agents import Investigator
-
         options = kwargs.pop("options", None)
         return Investigator(self, llm=llm, options=options).iter_events(question, **kwargs)
 
     def session(self, **kwargs: Any) -> Any:
         """A multi-turn research :class:`~engram_kit.agents.Session` with working and long-term memory."""
-        from engram_kit.agents import Session
-
         return Session(self, **kwargs)
 
     def info(self) -> dict[str, Any]:
@@ -649,7 +654,7 @@ class Workspace:
         return composer.compose(result)
 
     def answer_graph(self, result: RetrievalResult | Answer, *, max_nodes: int | None = 150,
-                     extra_edges: pd.DataFrame | None = None):  # noqa: ANN201 - AnswerGraph (lazy import)
+                     extra_edges: pd.DataFrame | None = None):  # AnswerGraph (lazy import)
         """The :class:`~engram_kit.exports.AnswerGraph` of a result: PPR subgraph plus the entities the
         retrieved passages mention, with curated / literature / inferred edges (see :mod:`engram_kit.exports`).
         Given an :class:`Answer`, the graph of what it rests on (question entities, answer items, their edges and
@@ -688,7 +693,7 @@ class Workspace:
         checked.attrs.update(hits.attrs)
         return checked
 
-    def search_entities(self, text: str, *, limit: int = 20, kinds: set[str] | None = None):  # noqa: ANN201
+    def search_entities(self, text: str, *, limit: int = 20, kinds: set[str] | None = None):
         """Autocomplete over entity names and synonyms (:class:`~engram_kit.exploration.EntitySearch`)."""
         from engram_kit.exploration import EntitySearch
 
@@ -700,7 +705,7 @@ class Workspace:
         return search.search(text, limit=limit, kinds=kinds)
 
     def neighbourhood(self, node_id: str, *, rel_types: set[str] | list[str] | None = None,
-                      limit: int = 300):  # noqa: ANN201 - Neighbourhood (lazy import)
+                      limit: int = 300):  # Neighbourhood (lazy import)
         """A node's typed knowledge-graph edges with provenance (:func:`engram_kit.exploration.neighbourhood`)."""
         from engram_kit.exploration import neighbourhood
 
@@ -710,7 +715,7 @@ class Workspace:
     # --- document repository (PDFs, web pages, text files); see engram_kit.ingestion.documents -----
     @property
     @_loads_once
-    def documents(self):  # noqa: ANN201 - DocumentRepository (lazy import)
+    def documents(self):  # DocumentRepository (lazy import)
         """The :class:`~engram_kit.ingestion.documents.DocumentRepository` of this workspace: add, list,
         inspect, delete and reprocess uploaded documents (originals kept in ``<workspace>/objects/``)."""
         from engram_kit.ingestion.documents import DocumentPipeline, DocumentRepository
@@ -728,7 +733,7 @@ class Workspace:
         return repository
 
     @_writes
-    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,  # noqa: ANN201
+    def ingest_pdf(self, source: str | Path | bytes, *, filename: str | None = None,
                    as_new: bool = False):
         """Ingest a PDF (a path, or bytes with their ``filename``) as an uploaded document; returns its
         :class:`~engram_kit.ingestion.documents.DocumentReport`. The same path (or file name) ingested again
@@ -747,14 +752,14 @@ class Workspace:
         return self.documents.add_file(source, as_new=as_new)
 
     @_writes
-    def ingest_url(self, url: str, *, as_new: bool = False):  # noqa: ANN201 - DocumentReport (lazy import)
+    def ingest_url(self, url: str, *, as_new: bool = False):  # DocumentReport (lazy import)
         """Fetch a web page (or a PDF) over http(s) and ingest it as an uploaded document (see
         :meth:`~engram_kit.ingestion.documents.DocumentRepository.add_url`)."""
         self._require_writable("ingest documents")
         return self.documents.add_url(url, as_new=as_new)
 
     @_writes
-    def compact(self, *, drop_history: bool = False):  # noqa: ANN201 - CompactReport (lazy import)
+    def compact(self, *, drop_history: bool = False):  # CompactReport (lazy import)
         """Rewrite the graph store and the vector store from their live rows so deleted text is gone from disk
         (``engram purge``); returns a :class:`~engram_kit.compaction.CompactReport` with bytes before/after.
         ``drop_history`` also deletes the originals of superseded document versions.
@@ -769,7 +774,7 @@ class Workspace:
         return compact_workspace(self, drop_history=drop_history)
 
     # --- evidence desk (bounded read-only Cypher with row-cited claims); see engram_kit.evidence ------
-    def evidence_desk(self, llm=None, limits=None):  # noqa: ANN001, ANN201 - LLM | None, DeskLimits | None -> EvidenceDesk
+    def evidence_desk(self, llm=None, limits=None):  # LLM | None, DeskLimits | None -> EvidenceDesk
         """An :class:`~engram_kit.evidence.EvidenceDesk` over this workspace's graph: offline templates when
         ``llm`` is None, else LLM-planned queries (any :class:`~engram_kit.llm.LLM`). Queries always run
         read-only, also on a writable workspace. ``limits`` default: the ``desk`` section of :attr:`settings`."""
@@ -785,7 +790,7 @@ class Workspace:
         kg = self.manifest["knowledge_graph"]
         return f"{kg.get('name', '')} {kg.get('version', '')}".strip()
 
-    def run_desk(self, question: str, *, llm=None, limits=None,  # noqa: ANN001, ANN201 - -> DeskResult
+    def run_desk(self, question: str, *, llm=None, limits=None,  # -> DeskResult
                  include_negated: bool = False):
         """Run the evidence desk on one question; returns a :class:`~engram_kit.evidence.DeskResult`
         (artifacts, row-cited claims, outcome, withheld count). ``include_negated`` lists negated assertions
@@ -793,8 +798,9 @@ class Workspace:
         return self.evidence_desk(llm, limits).investigate(question, include_negated=include_negated)
 
     # --- scale-out backend (Neo4j + GDS; docs/scaling-out.md) --------------------------------------
-    def _ppr_engine(self) -> PPREngine:
-        """Where PPR runs: the store's engine (GDS on the server for Neo4j, the embedded CSR solver otherwise)."""
+    def _ppr_engine(self) -> PPREngine | None:
+        """Where PPR runs: the store's engine (GDS on the server for Neo4j; ``None``, the embedded CSR solver the
+        Retriever defaults to, otherwise)."""
         return self.store.ppr_engine()
 
     @_writes
@@ -875,7 +881,7 @@ class Workspace:
         self.close()
 
     # --- literature maps (issue 4) -------------------------------------------------------------------
-    def literature_map(self, article_ids: list[str] | None = None, *, progress: bool | None = None):  # noqa: ANN201
+    def literature_map(self, article_ids: list[str] | None = None, *, progress: bool | None = None):
         """Sentence co-occurrence map of the workspace's complete articles (or ``article_ids``).
 
         Per-document graphs are cached in ``<workspace>/cache/litmap/`` keyed by content hash, so
@@ -892,7 +898,7 @@ class Workspace:
                                          cache_dir=self.path / "cache" / "litmap",
                                          progress=self.settings.progress if progress is None else progress)
 
-    def curated_edges(self, node_ids: list[str]):  # noqa: ANN201
+    def curated_edges(self, node_ids: list[str]):
         """Lookup ``(a, b) -> metaedges`` of the curated Hetionet edges among ``node_ids`` (one query)."""
         from engram_kit.analysis.store_maps import curated_edge_index
 

@@ -4,7 +4,7 @@
 // Science routines we use. Anything else (a misspelt label, property, parameter, function or procedure,
 // a syntax error, a deprecated construct) is reported.
 //
-// Input: the JSON of `python -m engram_kit.store.cypher --dump neo4j`, from a file argument or stdin.
+// Input: the JSON of `python -m engram_kit.store.statements --dump neo4j`, from a file argument or stdin.
 // Output: one JSON object {statements, errors, warnings, problems: [{name, severity, message, text}]}.
 // Exit status: 0 when there is no error and no warning, 1 otherwise, 2 on bad input.
 import { readFileSync } from 'node:fs';
@@ -71,7 +71,7 @@ function main() {
   try {
     payload = JSON.parse(source);
   } catch (err) {
-    process.stderr.write(`lint_cypher: input is not JSON (${err.message}); pipe in "python -m engram_kit.store.cypher --dump neo4j"\n`);
+    process.stderr.write(`lint_cypher: input is not JSON (${err.message}); pipe in "python -m engram_kit.store.statements --dump neo4j"\n`);
     process.exit(2);
   }
   const schema = dbSchema(payload.schema);

@@ -181,7 +181,7 @@ def test_two_compounds_shared_targets_match_the_edge_table(workspace, sample_edg
 class _BrokenAgent:
     name = "pathway"
 
-    def run(self, context, emit):  # noqa: ANN001, ANN201
+    def run(self, context, emit):
         raise RuntimeError("pathway backend exploded")
 
 
@@ -214,7 +214,7 @@ def test_empty_question_raises(workspace):
 def test_shortest_path_is_shortest_and_typed(workspace, sample_edges):
     from engram_kit.agents import GraphQueries
 
-    graph = GraphQueries(workspace.store, workspace.knowledge_graph())
+    graph = GraphQueries(workspace.store, workspace.csr_graph())
     path = graph.shortest_path(TREM2, APP, max_hops=3)
     direct = sample_edges[((sample_edges.source == TREM2) & (sample_edges.target == APP))
                           | ((sample_edges.source == APP) & (sample_edges.target == TREM2))]

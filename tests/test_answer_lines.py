@@ -15,15 +15,15 @@ PD, AD, T2D = "Disease::DOID:14330", "Disease::DOID:10652", "Disease::DOID:9352"
 BACE1, TREM2, APOE = "Gene::23621", "Gene::54209", "Gene::348"
 
 
-def _literature(answer):  # noqa: ANN001, ANN202
+def _literature(answer):
     return [c for c in answer.claims if c.citations[0].kind == "passage"]
 
 
-def _ids(ws, cypher: str, **params) -> set[str]:  # noqa: ANN001
+def _ids(ws, cypher: str, **params) -> set[str]:
     return {str(x) for x in ws.store.read_only_query(cypher, params)["id"]}
 
 
-def _passage_text(ws, passage_id: str) -> str:  # noqa: ANN001
+def _passage_text(ws, passage_id: str) -> str:
     return str(ws.store.get_passages([passage_id])["text"].iloc[0])
 
 
@@ -182,7 +182,7 @@ def test_tied_evidence_is_ordered_by_literature_then_degree(workspace, question,
 
 
 # --- the headline and the terminal's first lines, on answers built with the exact fields set ------------------
-def _answer(question_type="summary", **fields):  # noqa: ANN001, ANN003, ANN202
+def _answer(question_type="summary", **fields):
     from engram_kit.answering.types import Answer, Citation, Claim
     from engram_kit.retrieval.results import RetrievalResult
 

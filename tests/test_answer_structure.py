@@ -25,7 +25,7 @@ def hetionet() -> tuple[pd.DataFrame, pd.DataFrame]:
     return nodes, edges
 
 
-def _names(nodes: pd.DataFrame, ids) -> list[str]:  # noqa: ANN001
+def _names(nodes: pd.DataFrame, ids) -> list[str]:
     return list(nodes.set_index("id").loc[list(ids), "name"])
 
 

@@ -95,7 +95,7 @@ def test_t2dm_lists_treats_edges_with_total(graph_ws):
     assert_tie_order(graph_ws.store, "Compound", [edge_ends(c.citations[0].ref)[0] for c in facts.claims])
 
 
-def assert_tie_order(store, label, ids):  # noqa: ANN001, ANN201
+def assert_tie_order(store, label, ids):
     """The listed nodes (tied on edge evidence) come in order of passages mentioning them, then degree, each
     counted by an independent query; an order by name alone fails this whenever the counts differ."""
     keys = []
@@ -233,7 +233,7 @@ class _BagOfWords:
 
     name, dimension = "bag-of-words", 256
 
-    def encode(self, texts, *, batch_size=64, progress=False):  # noqa: ANN001, ANN201
+    def encode(self, texts, *, batch_size=64, progress=False):
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for i, text in enumerate(texts):
             for word in text.lower().split():
@@ -246,18 +246,18 @@ class _Flat:
 
     name, dimension = "flat", 4
 
-    def encode(self, texts, *, batch_size=64, progress=False):  # noqa: ANN001, ANN201
+    def encode(self, texts, *, batch_size=64, progress=False):
         return np.full((len(texts), self.dimension), 0.5, dtype=np.float32)
 
 
-def _hit(rank, pid, text, *, page=None, page_end=None, pmid="", section=""):  # noqa: ANN001, ANN202
+def _hit(rank, pid, text, *, page=None, page_end=None, pmid="", section=""):
     from engram_kit.retrieval.results import PassageHit
 
     return PassageHit(rank, pid, "doc1" if not pmid else f"PMID:{pmid}", "pdf" if not pmid else "pubmed", pmid, "t",
                       None, section, page, page_end if page_end is not None else page, text, 1.0, 1.0, 1.0, 1.0, 1.0)
 
 
-def _result(question, hits):  # noqa: ANN001, ANN202
+def _result(question, hits):
     from engram_kit.retrieval.results import RetrievalResult
 
     return RetrievalResult(question, "all", 0.4, 0.5, [], hits, pd.DataFrame(), pd.DataFrame(), 0.0, 0,
@@ -496,7 +496,7 @@ def test_side_effects_of_drugs_that_treat_hypertension_are_not_those_causing_it(
 
 
 # --- end to end: ws.ask (retrieval, entity resolution, graph facts) on the session workspace ----------------
-def _graph_claims(answer):  # noqa: ANN001, ANN202
+def _graph_claims(answer):
     return [c for c in answer.claims if c.citations[0].kind == "edge"]
 
 

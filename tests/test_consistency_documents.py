@@ -88,14 +88,14 @@ def _inject(ws, monkeypatch: pytest.MonkeyPatch, boundary: str) -> None:
     write_literature, upsert, set_status = store.write_literature, vectors.upsert, store.set_article_status
     update_hubs = documents.AliasHubBuilder.update
 
-    def fake_write(batch):  # noqa: ANN001 - stubs (status changes) have no passages and pass through
+    def fake_write(batch):  # stubs (status changes) have no passages and pass through
         if batch.passages and boundary == "before_graph":
             raise Crash(boundary)
         write_literature(batch)
         if batch.passages and boundary == "after_graph":
             raise Crash(boundary)
 
-    def fake_upsert(ids, embeddings, metadata):  # noqa: ANN001
+    def fake_upsert(ids, embeddings, metadata):
         if boundary == "mid_vectors":
             half = len(ids) // 2
             upsert(ids[:half], embeddings[:half], metadata[:half])
@@ -104,12 +104,12 @@ def _inject(ws, monkeypatch: pytest.MonkeyPatch, boundary: str) -> None:
         if boundary == "after_vectors":
             raise Crash(boundary)
 
-    def fake_hubs(self, *args, **kwargs):  # noqa: ANN001
+    def fake_hubs(self, *args, **kwargs):
         update_hubs(self, *args, **kwargs)
         if boundary == "after_hubs":
             raise Crash(boundary)
 
-    def fake_status(doc_id, status, *args, **kwargs):  # noqa: ANN001
+    def fake_status(doc_id, status, *args, **kwargs):
         set_status(doc_id, status, *args, **kwargs)
         if boundary == "after_status" and status.startswith("complete"):
             raise Crash(boundary)
@@ -257,7 +257,7 @@ ws.ingest_pdf({str(DVT)!r})
         _agree(ws, doc_id)
 
 
-def _content(ws) -> tuple:  # noqa: ANN001
+def _content(ws) -> tuple:
     """What a refused input must leave unchanged: passages, vectors, finished articles, stored objects."""
     articles = ws.store.articles()
     finished = tuple(sorted(articles.loc[articles["status"].str.startswith("complete"), "id"]))

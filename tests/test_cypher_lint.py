@@ -1,6 +1,6 @@
 """Every Cypher text the Neo4j backend can send passes Neo4j's own parser and semantic checks.
 
-``python -m engram_kit.store.cypher --dump neo4j`` emits the registry (expanded over every label and
+``python -m engram_kit.store.statements --dump neo4j`` emits the registry (expanded over every label and
 relationship type a statement may take), the Neo4j DDL and the GDS calls, with a schema declaring our labels,
 relationship types, property keys, parameters, built-in functions and GDS routines;
 ``scripts/lint_cypher.mjs`` runs ``lintCypherQuery`` from ``@neo4j-cypher/language-support`` on each.
@@ -38,7 +38,7 @@ def _lint(payload: dict) -> dict:
 
 
 def test_every_neo4j_statement_lints_clean():
-    dump = subprocess.run([sys.executable, "-m", "engram_kit.store.cypher", "--dump", "neo4j"], capture_output=True,
+    dump = subprocess.run([sys.executable, "-m", "engram_kit.store.statements", "--dump", "neo4j"], capture_output=True,
                           text=True, cwd=REPO, timeout=900, check=True)
     payload = json.loads(dump.stdout)
     names = {s["name"].split("[")[0] for s in payload["statements"]}

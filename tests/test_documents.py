@@ -201,7 +201,7 @@ def test_failure_mid_pipeline_leaves_no_partial_graph(ws, monkeypatch):
     text = b"# Trauma and pulmonary embolism\n\nPulmonary embolism after trauma is treated with heparin. " * 3
     before = snapshot(ws)
 
-    def broken_hubs(self, entity_ids, **kwargs):  # noqa: ANN001 - after the graph and vectors were written
+    def broken_hubs(self, entity_ids, **kwargs):  # after the graph and vectors were written
         raise IngestionError("injected failure after the graph write")
 
     monkeypatch.setattr(documents.AliasHubBuilder, "update", broken_hubs)

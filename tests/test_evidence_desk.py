@@ -128,9 +128,9 @@ def test_tp53_pathway_count_matches_the_graph(desk, workspace):
     assert "TP53 participates in " in result.to_markdown()
 
 
-def _evidence_key(sources, pubmed_ids, unbiased) -> tuple[int, int, int]:  # noqa: ANN001
+def _evidence_key(sources, pubmed_ids, unbiased) -> tuple[int, int, int]:
     """The plans' evidence rule, recomputed in Python from the stored edge properties."""
-    def count(value) -> int:  # noqa: ANN001
+    def count(value) -> int:
         return len(str(value).split("|")) if isinstance(value, str) and value else 0
     return count(sources), count(pubmed_ids), int(unbiased == "true")
 

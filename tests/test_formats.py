@@ -62,7 +62,7 @@ def test_cli_graph_choices_come_from_the_registry():
     entry = GraphFormat("toyfmt", GraphProfile(name="toyfmt"), description="a toy format for the CLI")
     register_format(entry)
     try:
-        init = next(a for a in build_parser()._subparsers._group_actions[0].choices["init"]._actions  # noqa: SLF001
+        init = next(a for a in build_parser()._subparsers._group_actions[0].choices["init"]._actions
                     if a.dest == "graph")
         assert list(init.choices) == list(plugins.formats.names()) and "toyfmt" in init.choices
         assert init.default == "hetionet" and "toyfmt: a toy format for the CLI" in init.help

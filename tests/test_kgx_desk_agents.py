@@ -219,7 +219,7 @@ def test_agents_run_on_kgx_with_provenance(kgx_workspace):
 
 
 def test_hetionet_only_agents_report_not_applicable(kgx_workspace):
-    graph = GraphQueries(kgx_workspace.store, kgx_workspace.knowledge_graph(), graph_name="Monarch KG sample")
+    graph = GraphQueries(kgx_workspace.store, kgx_workspace.csr_graph(), graph_name="Monarch KG sample")
     context = AgentContext("Which drugs treat holoprosencephaly?", [], graph, None, None)  # type: ignore[arg-type]
     events: list = []
     drug, pathway = DrugAgent().run(context, events.append), PathwayAgent().run(context, events.append)
@@ -247,7 +247,7 @@ def test_agents_leave_negated_edges_out_unless_asked(negated_workspace):
     assert claim.text.startswith("NOT: SHH (human) related to semilobar holoprosencephaly (negated assertion")
     assert claim.citations[0].label.endswith("negated")
     assert SEMILOBAR not in set(asked.phenotype.paths["disease_id"])
-    graph = GraphQueries(negated_workspace.store, negated_workspace.knowledge_graph())
+    graph = GraphQueries(negated_workspace.store, negated_workspace.csr_graph())
     assert graph.shortest_path(SHH, SEMILOBAR, max_hops=4) is None  # its only edge is negated: unreachable
 
 

@@ -176,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     requests: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
+    def do_GET(self) -> None:  # http.server API
         type(self).requests.append(self.path)
         if self.path.startswith("/slow/"):
             time.sleep(3)

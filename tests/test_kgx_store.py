@@ -90,13 +90,13 @@ def test_ppr_never_spreads_through_a_negated_assertion(tmp_path, kg):
     with Workspace.create(tmp_path / "ws", graph=graph) as ws:
         from engram_kit.retrieval.ppr import personalization_from_ids, personalized_pagerank
 
-        csr = ws.knowledge_graph()
+        csr = ws.csr_graph()
         scores = personalized_pagerank(csr, personalization_from_ids(csr, {SHH: 1.0})).scores
         target = edges.loc[leaf, "target"]
         assert scores[csr.index[target]] == 0.0  # reachable only through the negated edge
         # the same edge asserted: the phenotype gets mass (so the zero above is the negation, not the graph)
         with Workspace.create(tmp_path / "ws2", graph=kg) as plain:
-            csr2 = plain.knowledge_graph()
+            csr2 = plain.csr_graph()
             assert personalized_pagerank(csr2, personalization_from_ids(csr2, {SHH: 1.0})).scores[csr2.index[target]] > 0
         assert ws.store.counts()["HAS_PHENOTYPE"] == len(kg.edges[kg.edges["rel_type"] == "HAS_PHENOTYPE"])
 

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("bm25s")
 
-from engram_kit.retrieval.lexical import LexicalIndex, analysable  # noqa: E402
+from engram_kit.retrieval.lexical import LexicalIndex, analysable
 
 
 def test_hyphenated_symbol_matches_its_joined_form():

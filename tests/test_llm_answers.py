@@ -157,7 +157,7 @@ def test_record_llm_answers_cassette():
     assert len(ReplayLLM(CASSETTE).cassette) == len(_runs())
 
 
-def _replayed(make, **options):  # noqa: ANN001, ANN202
+def _replayed(make, **options):
     return LLMComposer(ReplayLLM(CASSETTE), **options).compose(make())
 
 
@@ -235,7 +235,7 @@ class Scripted:
     def __init__(self, text: str) -> None:
         self.text, self.systems, self.prompts = text, [], []
 
-    def complete(self, messages, *, system="", **_):  # noqa: ANN001, ANN201
+    def complete(self, messages, *, system="", **_):
         from engram_kit.llm import LLMResponse
 
         self.systems.append(system)
@@ -321,7 +321,7 @@ def test_synthesis_takes_the_literature_answers_exact_items():
 
 def test_a_reply_cut_at_max_tokens_says_so():
     class Cut(Scripted):
-        def complete(self, messages, *, system="", **_):  # noqa: ANN001, ANN201
+        def complete(self, messages, *, system="", **_):
             from engram_kit.llm import LLMResponse
 
             return LLMResponse(json.dumps(SUPPORTED)[:200], self.name, stop_reason="max_tokens")

@@ -29,7 +29,7 @@ class Scripted:
     def stream(self, messages: Sequence[dict[str, str]], **kw: object) -> Iterator[str]:
         yield self.complete(messages, **kw).text
 
-    def structured(self, messages, schema, **_: object):  # noqa: ANN001, ANN201
+    def structured(self, messages, schema, **_: object):
         return schema.model_validate(self.value)
 
 

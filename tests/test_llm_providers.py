@@ -80,7 +80,7 @@ def messages_api_stub() -> Iterator[tuple[Stub, str]]:
     state = Stub()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server API
+        def do_POST(self) -> None:  # http.server API
             length = int(self.headers.get("content-length", 0))
             state.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                    "body": json.loads(self.rfile.read(length) or b"{}")})

@@ -13,7 +13,7 @@ import pytest
 from engram_kit.errors import DataError, IngestionError, QueryGuardError, ReadOnlyError
 from engram_kit.records import ArticleRecord, LiteratureBatch, MapsToEdge, MentionEdge, NounPhraseRecord, \
     PassageRecord, SectionRecord
-from engram_kit.retrieval.gds import GDSPPREngine, GDSProjection, pagerank_parameters
+from engram_kit.store.gds import GDSPPREngine, GDSProjection, pagerank_parameters
 from engram_kit.retrieval.ppr import personalized_pagerank
 from engram_kit.retrieval.retriever import Retriever
 from engram_kit.settings import Settings

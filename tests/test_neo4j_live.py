@@ -183,7 +183,7 @@ def _jaccard(a: set, b: set) -> float:
 
 def test_gds_ppr_top100_matches_the_csr_solver(migrated, record_property):
     """Same seeds, same damping: GDS pageRank.stream (sourceNodes) and the embedded CSR solver agree on the
-    top-100 nodes (parameter mapping: engram_kit.retrieval.gds module notes)."""
+    top-100 nodes (parameter mapping: engram_kit.store.gds module notes)."""
     from engram_kit.retrieval.ppr import personalized_pagerank
 
     index = migrated.graph_index()
@@ -269,7 +269,7 @@ def test_literature_rewrite_delete_and_reingest(migrated, sample_records):
 
 def test_weighted_seeds_match_the_csr_solver(migrated):
     """The first live run's failure: OpenGDS 2.13.9 refuses weighted ``sourceNodes``, so the engine makes one
-    unweighted call per weight group and combines them by PPR's linearity (engram_kit.retrieval.gds). Question
+    unweighted call per weight group and combines them by PPR's linearity (engram_kit.store.gds). Question
     seeds are weighted (specificity, phrase seeds), so this is the path ``ws.ask`` takes on Neo4j."""
     from engram_kit.retrieval.ppr import personalized_pagerank
     from engram_kit.retrieval.retriever import phrase_seeds

@@ -14,7 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _publisher():  # noqa: ANN202 - the script module
+def _publisher():  # the script module
     spec = importlib.util.spec_from_file_location("publish_notebooks", REPO / "scripts" / "publish_notebooks.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -32,10 +32,10 @@ ABSTRACTS_1000 = REPO / "data" / "pubmed" / "abstracts-1000.jsonl.gz"
 SAMPLE = REPO / "data" / "pubmed" / "abstracts-sample.jsonl.gz"
 
 
-def _ray_or_skip():  # noqa: ANN202
+def _ray_or_skip():
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError:
         if os.environ.get("CI") == "true":
             pytest.fail("Ray is not installed under CI: scripts/test.sh installs the 'scale' extra")
@@ -138,7 +138,7 @@ def base_workspace(tmp_path_factory) -> Path:
     return path
 
 
-def _copy(base: Path, tmp_path: Path, name: str):  # noqa: ANN202
+def _copy(base: Path, tmp_path: Path, name: str):
     from engram_kit.workspace import Workspace
 
     dest = tmp_path / name
@@ -148,7 +148,7 @@ def _copy(base: Path, tmp_path: Path, name: str):  # noqa: ANN202
     return ws
 
 
-def _literature_counts(ws) -> dict[str, int]:  # noqa: ANN001
+def _literature_counts(ws) -> dict[str, int]:
     counts = ws.store.counts()
     return {k: counts[k] for k in shardlib.COMPARED_COUNTS} | {"vectors": ws.vectors.count()}
 

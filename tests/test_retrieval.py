@@ -68,9 +68,9 @@ def test_ppr_scores_sum_to_one_and_seed_ranks_high(workspace):
 
 def test_scores_are_relative_and_alpha_moves_the_restart_mass(workspace):
     q = "Does metformin affect tumour growth through TP53?"
-    entity_only = workspace.retrieve(q, alpha=1.0, top_k=8)
-    passage_only = workspace.retrieve(q, alpha=0.0, top_k=8)
-    assert entity_only.alpha == 1.0 and passage_only.alpha == 0.0
+    entity_only = workspace.retrieve(q, graph_share=1.0, top_k=8)
+    passage_only = workspace.retrieve(q, graph_share=0.0, top_k=8)
+    assert entity_only.graph_share == 1.0 and passage_only.graph_share == 0.0
     for result in (entity_only, passage_only):
         scores = [p.score for p in result.passages]
         assert scores == sorted(scores, reverse=True)
@@ -78,6 +78,28 @@ def test_scores_are_relative_and_alpha_moves_the_restart_mass(workspace):
     # entity seeds only: the ranking is the walk from metformin/TP53, so the top hits mention a seed's
     # neighbourhood rather than copying the text ranking of passage seeds
     assert [p.passage_id for p in entity_only.passages] != [p.passage_id for p in passage_only.passages]
+
+
+def test_alpha_is_a_deprecated_name_of_graph_share(workspace):
+    """``alpha`` (the damping in PPR papers) still works where users passed it, with a DeprecationWarning, and
+    gives the same ranking as ``graph_share``; the two names must not disagree."""
+    q = "Does metformin affect tumour growth through TP53?"
+    new = workspace.retrieve(q, graph_share=1.0, top_k=5)
+    with pytest.warns(DeprecationWarning, match="graph_share"):
+        old = workspace.retrieve(q, alpha=1.0, top_k=5)
+    assert [p.passage_id for p in old.passages] == [p.passage_id for p in new.passages]
+    with pytest.warns(DeprecationWarning, match="graph_share"):
+        assert old.alpha == old.graph_share == 1.0
+    with pytest.warns(DeprecationWarning), pytest.raises(QueryError, match="disagree"):
+        workspace.retrieve(q, graph_share=0.5, alpha=1.0)
+    with pytest.raises(QueryError, match="graph_share=1.5 is outside"):
+        workspace.retrieve(q, graph_share=1.5)
+    data = new.to_dict()
+    assert data["graph_share"] == 1.0 and "alpha" not in data
+    data["alpha"] = data.pop("graph_share")  # a run bundle written before the rename
+    assert type(new).from_dict(data).graph_share == 1.0
+    with pytest.warns(DeprecationWarning, match="csr_graph"):
+        assert workspace.knowledge_graph() is workspace.csr_graph()
 
 
 def test_source_filter(workspace):
@@ -93,7 +115,7 @@ def test_question_without_entities_falls_back_to_semantic(workspace):
     result = workspace.retrieve("How were the patients followed up over time?")
     assert result.entities == []
     assert "without knowledge-graph seeds" in result.fallback
-    assert result.passages and result.alpha == 0.0
+    assert result.passages and result.graph_share == 0.0
     assert result.on_topic and result.relevance > workspace.settings.min_relevance
 
 

@@ -34,7 +34,7 @@ class ScriptedLLM:
         yield from ["Donepezil's targets are listed by the drug agent [F2]. ", "It is a miracle cure. ",
                     "A trial confirmed it [F99]."]
 
-    def structured(self, messages, schema, *, system: str = "", max_tokens: int = 1024):  # noqa: ANN001, ANN201
+    def structured(self, messages, schema, *, system: str = "", max_tokens: int = 1024):
         raise LLMError("not scripted")
 
 

@@ -226,7 +226,7 @@ def test_fragments_are_each_dialects_own_text():
 
 
 def test_the_deprecated_dialect_functions_still_answer():
-    from engram_kit.store.cypher import schema_statements, statement
+    from engram_kit.store import schema_statements, statement
 
     with pytest.warns(DeprecationWarning, match="store.statements"):
         assert statement("count_nodes", "neo4j", label="Gene") == NEO4J_STATEMENTS.statement("count_nodes", label="Gene")
@@ -421,7 +421,7 @@ def test_failed_replacement_keeps_the_previous_version(store, two_articles, monk
     before, before_edges = store.counts(), store.literature_edges()
     original = LadybugStore._run_rows
 
-    def failing(self, name, rows, **identifiers):  # noqa: ANN001, ANN202
+    def failing(self, name, rows, **identifiers):
         # create_passages runs after the stored version was deleted (a rewrite of identical MAPS_TO edges
         # sends no MAPS_TO statement on LadybugDB, so the failure is injected into a write every batch has)
         if name == "create_passages":

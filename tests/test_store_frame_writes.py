@@ -125,7 +125,7 @@ def test_failing_batch_of_new_articles_leaves_nothing(store, two_articles, kg_fr
     batch.maps_to = batch.maps_to[:1]
     original = LadybugStore._run_frame
 
-    def failing(self, name, columns, rows, **identifiers):  # noqa: ANN001, ANN202
+    def failing(self, name, columns, rows, **identifiers):
         if name == "load_create_maps_to":
             raise QueryError("injected failure")
         return original(self, name, columns, rows, **identifiers)

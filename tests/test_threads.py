@@ -40,7 +40,7 @@ def test_eight_threads_ingest_into_one_workspace_with_readers_beside_them(tmp_pa
             report = ws.ingest(batch)
             if report.ingested != len(batch) or report.errors:
                 errors.append(f"ingest report: {report.ingested} of {len(batch)}, errors {report.errors}")
-        except Exception as exc:  # noqa: BLE001 - collected, the test fails on any
+        except Exception as exc:  # collected, the test fails on any
             errors.append(f"ingest: {exc!r}")
 
     def read() -> None:
@@ -49,7 +49,7 @@ def test_eight_threads_ingest_into_one_workspace_with_readers_beside_them(tmp_pa
             for _ in range(3):
                 ws.retrieve("Which genes are associated with Alzheimer's disease?")
                 reads.append(int(ws.store.query("MATCH (a:Article) RETURN count(a) AS n")["n"].iloc[0]))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             errors.append(f"read: {exc!r}")
 
     threads = [threading.Thread(target=write, args=(b,), daemon=True) for b in batches]

@@ -41,7 +41,7 @@ ROUTES: dict[str, tuple[int, str, bytes, dict[str, str]]] = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:  # http.server's name
         status, content_type, body, headers = ROUTES.get(self.path, (404, "text/plain", b"no route", {}))
         self.send_response(status)
         self.send_header("Content-Type", content_type)

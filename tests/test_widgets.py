@@ -446,7 +446,7 @@ def test_warm_up_is_named_and_a_question_asked_meanwhile_waits_for_it(workspace,
     gate, entered = threading.Event(), threading.Event()
     encode = workspace.embedder.encode
 
-    def slow_encode(texts, *args, **kwargs):  # noqa: ANN001, ANN202 - holds the warm-up until the test lets go
+    def slow_encode(texts, *args, **kwargs):  # holds the warm-up until the test lets go
         if texts == ["warm up"]:
             entered.set()
             assert gate.wait(600)
@@ -497,7 +497,7 @@ def test_literature_map_tab_draws_communities_with_legible_labels(workspace):
     class ReadOnly:  # the session workspace, seen as a read-only dashboard sees it (nothing written)
         read_only = True
 
-        def __getattr__(self, name: str):  # noqa: ANN204
+        def __getattr__(self, name: str):
             return getattr(workspace, name)
 
     assert "Literature map" in TABS

@@ -101,6 +101,40 @@ def test_reopen_is_lazy(workspace_path, workspace):
         ro.close()
 
 
+def test_question_embedded_once_per_ask(workspace_path):
+    """``ws.ask`` embeds the question once: the retriever's vector rides on the result to the extractive composer
+    (issue 33), which embeds only its candidate sentences."""
+    from engram_kit.workspace import Workspace
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner, self.calls = inner, []
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def encode(self, texts, *args, **kwargs):
+            self.calls.append(list(texts))
+            return self.inner.encode(texts, *args, **kwargs)
+
+    ws = Workspace.open(workspace_path, read_only=True)
+    try:
+        ws.settings.progress = False
+        counting = Counting(ws.embedder)
+        ws._embedder = counting  # the retriever, resolver and composer all take it from here
+        composed = 0
+        for question in ("What compounds might reduce neuroinflammation in Alzheimer's disease?",
+                         "What treats type 2 diabetes mellitus?"):
+            counting.calls.clear()
+            answer = ws.ask(question)
+            assert sum(texts.count(question) for texts in counting.calls) == 1, counting.calls
+            composed += sum(1 for texts in counting.calls if question not in texts)
+            assert answer.retrieval.question_vector is not None
+        assert composed >= 1  # the composer did embed sentences (so the count above covers its path)
+    finally:
+        ws.close()
+
+
 def test_answer_claims_all_cite_evidence(workspace):
     answer = workspace.ask("What compounds might reduce neuroinflammation in Alzheimer's disease?")
     assert answer.mode == "extractive"

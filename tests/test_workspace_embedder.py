@@ -59,7 +59,7 @@ def test_an_unregistered_embedder_is_compared_by_name_and_dimension(workspace):
         name = workspace.manifest["embedding_model"]["name"]
         dimension = 384
 
-        def encode(self, texts, *, batch_size=64, progress=False):  # noqa: ANN001, ANN201
+        def encode(self, texts, *, batch_size=64, progress=False):
             return np.zeros((len(texts), 384), dtype=np.float32)
 
     check_embedder(workspace.path, workspace.manifest["embedding_model"], Plain())

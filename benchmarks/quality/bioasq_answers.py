@@ -91,7 +91,7 @@ def load_questions(shared: Path) -> list[Question]:
     return out
 
 
-def open_corpus_workspace(shared: Path) -> Any:  # noqa: ANN401 - Workspace
+def open_corpus_workspace(shared: Path) -> Any:  # Workspace
     """The cached BioASQ corpus workspace of the retrieval study (built when missing; 15-25 min)."""
     from benchmarks.quality.bioasq_data import load_bioasq
     from benchmarks.quality.retrieval import corpus_workspace, exact_linking_only
@@ -104,16 +104,16 @@ def open_corpus_workspace(shared: Path) -> Any:  # noqa: ANN401 - Workspace
 class CachedStore:
     """The workspace store with its read calls memoised per argument (ablations re-read the same passages)."""
 
-    def __init__(self, store: Any) -> None:  # noqa: ANN401
+    def __init__(self, store: Any) -> None:
         self._store = store
         self._memo: dict[tuple[Any, ...], Any] = {}
 
-    def __getattr__(self, name: str) -> Any:  # noqa: ANN401
+    def __getattr__(self, name: str) -> Any:
         attr = getattr(self._store, name)
         if name not in ("passage_mentions", "edges_among", "get_nodes"):
             return attr
 
-        def call(ids: Sequence[str], *args: Any) -> Any:  # noqa: ANN401
+        def call(ids: Sequence[str], *args: Any) -> Any:
             key = (name, tuple(ids), args)
             if key not in self._memo:
                 self._memo[key] = attr(ids, *args)
@@ -171,9 +171,9 @@ def bootstrap(values: Sequence[float], stat: Callable[[np.ndarray], float] = np.
 class Prototype:
     """The previous answer-layer prototype of this benchmark, kept as the named baseline ``prototype``."""
 
-    def __init__(self, ws: Any) -> None:  # noqa: ANN401
+    def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.kg = ws.knowledge_graph()
+        self.kg = ws.csr_graph()
 
     def answer(self, body: str, texts: list[str]) -> tuple[list[str], list[str]]:
         """(ranked factoid answers, list answers) from the passage texts ``texts``."""
@@ -229,7 +229,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def names(x: Any) -> list[str]:  # noqa: ANN401 - ExactAnswer
+def names(x: Any) -> list[str]:  # ExactAnswer
     return [x.text, *x.synonyms]
 
 

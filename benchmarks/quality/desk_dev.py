@@ -32,7 +32,7 @@ CACHE = REPO / "benchmarks" / ".cache" / "desk-hetionet"
 RESULTS = REPO / "benchmarks" / "results" / "desk_dev.md"
 
 
-def open_workspace(shared: Path):  # noqa: ANN201 - Workspace
+def open_workspace(shared: Path):  # Workspace
     """The full-Hetionet workspace (built once into the cache) from the shared data root ``shared`` (the
     folder holding ``hetionet/``, ``pubmed/`` and ``synonyms/``)."""
     from engram_kit import Workspace
@@ -44,7 +44,7 @@ def open_workspace(shared: Path):  # noqa: ANN201 - Workspace
     return Workspace.open(CACHE, read_only=True)
 
 
-def build(ws) -> list[dict[str, Any]]:  # noqa: ANN001
+def build(ws) -> list[dict[str, Any]]:
     """Reference answers from the hand-written Cypher (see the module docstring)."""
     items, problems = [], []
     for i, (category, question, cypher, kind) in enumerate(QUESTIONS, 1):
@@ -71,7 +71,7 @@ def build(ws) -> list[dict[str, Any]]:  # noqa: ANN001
     return items
 
 
-def judge(item: dict[str, Any], result) -> tuple[bool, str]:  # noqa: ANN001 - DeskResult
+def judge(item: dict[str, Any], result) -> tuple[bool, str]:  # DeskResult
     """Whether the desk's kept claims answer ``item`` (rules in the module docstring), and why not."""
     arts = {a.id: a for a in result.artifacts}
     listed: list[str] = []

@@ -131,7 +131,7 @@ def exact_linking_only() -> Iterator[None]:
 
     original = EntityResolver._cascade
 
-    def lookup_only(self, text, restrict, context):  # noqa: ANN001, ANN202 - same signature as _cascade
+    def lookup_only(self, text, restrict, context):  # same signature as _cascade
         return self._lookup(text, restrict, context)
 
     EntityResolver._cascade = lookup_only  # type: ignore[method-assign]

@@ -11,7 +11,7 @@ Two sources, each used where it is fast and backend-independent:
   direction (subject -> object), knowledge sources, publications, qualifiers and negation
   (:data:`engram_kit.retrieval.results.EDGE_MEANING_COLUMNS`). Negated assertions are left out unless asked for.
 * **Shortest paths** run as a breadth-first search on the float32 CSR adjacency of the knowledge graph
-  (:meth:`Workspace.knowledge_graph`, built from asserted edges only: a path never goes through a negated
+  (:meth:`Workspace.csr_graph`, built from asserted edges only: a path never goes through a negated
   edge), then the path's edges are read with :meth:`GraphStore.edges_among` (negated ones left out), so each
   hop carries its predicate and provenance into the citations.
 
@@ -32,7 +32,7 @@ import pandas as pd
 
 from engram_kit.answering import Citation, Claim
 from engram_kit.answering.assertions import edge_label
-from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.records import LiteratureBatch, SameAsEdge
 from engram_kit.store.base import GraphStore
@@ -167,7 +167,7 @@ class LockedStore(GraphStore):
                           max_bytes=max_bytes, max_memory_mb=max_memory_mb)
 
     # --- engine, configuration, lifecycle ----------------------------------------------------------------
-    def ppr_engine(self) -> PPREngine:
+    def ppr_engine(self) -> PPREngine | None:
         return self._call(self._store.ppr_engine)
 
     def backend_manifest(self) -> dict[str, Any]:
@@ -266,12 +266,6 @@ def evidence_citation(edge: EdgeEvidence, graph_name: str = "") -> Citation:
     ``label`` from :func:`~engram_kit.answering.assertions.edge_label`: ``"Hetionet BINDS_CbG"``, or
     ``"Monarch KG sample: biolink:has_phenotype, source infores:..., via hpoa, PMID:..."`` (plus ``negated``)."""
     return Citation("edge", f"{edge.source} -[{edge.rel_type}]-> {edge.target}", edge_label(edge, graph_name))
-
-
-def verb_phrase(rel_type: str) -> str:
-    """``"binds"`` for ``BINDS_CbG``; the lower-cased type for non-Hetionet relations."""
-    meta = METAEDGE_BY_REL_TYPE.get(rel_type)
-    return meta.verb if meta else rel_type.lower()
 
 
 def kind_of(node_id: str) -> str:

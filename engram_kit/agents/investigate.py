@@ -270,7 +270,7 @@ class Investigator:
         yield StatusEvent("router", "resolving entities")
         retriever = self.retriever()
         index = await asyncio.to_thread(self.workspace.graph_index)
-        graph = GraphQueries(self._store, await asyncio.to_thread(self.workspace.knowledge_graph),
+        graph = GraphQueries(self._store, await asyncio.to_thread(self.workspace.csr_graph),
                              graph_name=self.graph_name)
         schema = graph.schema
         t0 = time.perf_counter()

@@ -30,7 +30,7 @@ from engram_kit.errors import EngramError
 if TYPE_CHECKING:
     from engram_kit.agents.base import Agent
     from engram_kit.agents.graph import GraphQueries
-    from engram_kit.agents.routing import Route
+    from engram_kit.agents.route import Route
     from engram_kit.answering import Claim
     from engram_kit.kg.schema import GraphSchema
     from engram_kit.retrieval.results import ResolvedEntity

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
+from engram_kit.agents.events import StatusEvent
+from engram_kit.agents.registry import RoutingInput, agent_specs, registered
+from engram_kit.agents.route import Route as Route  # re-exported: its home before agents/route.py
 from engram_kit.answering.extractive import asked_kind
 from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.retrieval.results import ResolvedEntity
-
-if TYPE_CHECKING:
-    from engram_kit.agents.registry import RoutingInput
 
 PATHWAY_KINDS: tuple[str, ...] = ("Pathway", "Biological Process")
 #: Kinds (Biolink labels) the phenotype agent starts from, and what it reports for each.
@@ -56,8 +56,6 @@ def not_applicable(agent: str, schema: GraphSchema | None = None, graph_name: st
         e.g. ``"not applicable to a Monarch KG sample graph (no Compound nodes; no BINDS_CbG, TREATS_CtD,
         PALLIATES_CpD... edges: the drug agent reads Hetionet metaedges)"``.
     """
-    from engram_kit.agents.registry import registered
-
     schema = require_schema(schema, "not_applicable()")
     spec = registered(agent)
     labels = [x for x in (spec.requires_labels if spec else ()) if x not in schema.labels]
@@ -81,21 +79,10 @@ def report_not_applicable(agent: str, context: Any, emit: Callable[[Any], None],
     reason = not_applicable(agent, context.graph.schema, context.graph.graph_name)
     if not reason:
         return None
-    from engram_kit.agents.events import StatusEvent
-
     emit(StatusEvent(agent, reason))
     report = report_type(notes=[reason])
     emit(event_type(agent, report))
     return report
-
-
-@dataclass(frozen=True)
-class Route:
-    """One agent's routing decision: whether it runs and the reasons (entity and rule)."""
-
-    agent: str
-    runs: bool
-    reasons: tuple[str, ...]
 
 
 @dataclass
@@ -155,8 +142,6 @@ def route(question: str, entities: Sequence[ResolvedEntity], memory_entities: Se
         One :class:`Route` per listed agent, then ``synthesis``; on Hetionet the phenotype agent is not listed
         (the pathway and drug agents cover it).
     """
-    from engram_kit.agents.registry import RoutingInput, agent_specs
-
     schema = require_schema(schema, "route()")
     merged: dict[str, Any] = dict(facts or {})
     if binder_counts is not None:

@@ -43,7 +43,6 @@ naming it) and/or the fact edges; an item with neither is never produced.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -54,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from engram_kit.answering.labels import page_label
 from engram_kit.answering.qtype import expected_type, question_type
 from engram_kit.answering.support import names_any, names_term
 from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
@@ -176,9 +176,7 @@ class ExactResult:
 
 
 def _label(hit: PassageHit) -> str:
-    from engram_kit.answering.extractive import _page_label  # the composer's labels, one definition
-
-    return _page_label(hit)
+    return page_label(hit)  # the composer's labels, one definition
 
 
 #: Words that end a chunk (besides :data:`_STOP`): verbs and connectives that never sit inside a name.
@@ -250,7 +248,7 @@ class ExactAnswerer:
     disabled : features set to 0 (ablation), names from :data:`FEATURES`.
     """
 
-    def __init__(self, store: Any = None, settings: Settings | None = None, *, weights: str | None = None,  # noqa: ANN401
+    def __init__(self, store: Any = None, settings: Settings | None = None, *, weights: str | None = None,
                  graph: bool = True, disabled: Iterable[str] = ()) -> None:
         self.store = store
         self.settings = settings or Settings()
@@ -265,7 +263,7 @@ class ExactAnswerer:
             raise ValueError(f"Unknown exact-answer features {sorted(unknown)}; use names from {FEATURES}.")
 
     # ------------------------------------------------------------------------------------------
-    def answer(self, result: RetrievalResult, facts: Any = None, *,  # noqa: ANN401 - FactsResult
+    def answer(self, result: RetrievalResult, facts: Any = None, *,  # FactsResult
                qtype: QuestionType | None = None, reuse: ExactResult | None = None) -> ExactResult:
         """Exact items or a yes/no verdict for ``result`` (``facts``: the composer's FactsResult, or None).
         ``qtype`` overrides the detected question type (a caller that knows it, e.g. a benchmark); ``reuse``
@@ -317,7 +315,7 @@ class ExactAnswerer:
     def _sentences(self, hits: Sequence[PassageHit]) -> list[list[str]]:
         return [[s for s in sentence_texts(h.text) if len(s) > 15] for h in hits]
 
-    def candidates(self, result: RetrievalResult, hits: Sequence[PassageHit], facts: Any,  # noqa: ANN401
+    def candidates(self, result: RetrievalResult, hits: Sequence[PassageHit], facts: Any,
                    entity_terms: Sequence[str]) -> list[Candidate]:
         """Every candidate of the passages (stored mentions, mutation and number patterns) and of the facts."""
         sentences = self._sentences(hits)
@@ -387,7 +385,7 @@ class ExactAnswerer:
                               if any(t in sl for t in low) and names_any(s, terms)]  # substring test first: cheap
         return [c for c in out.values() if c.sentences or c.edge_citations]
 
-    def _link(self, group: Any, question: str) -> Any:  # noqa: ANN401 - pandas
+    def _link(self, group: Any, question: str) -> Any:  # pandas
         """The MAPS_TO reading of one noun phrase (rows of one phrase): the expected kind if one of its links
         has it, else the most confident; no link = the unlinked row."""
         linked = group[group["entity_id"].fillna("").astype(str) != ""]
@@ -402,7 +400,7 @@ class ExactAnswerer:
         pick = fit if not fit.empty else linked
         return pick.sort_values("confidence", ascending=False).iloc[0]
 
-    def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:  # noqa: ANN401
+    def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:
         targets: dict[str, list[Citation]] = defaultdict(list)
         for claim in getattr(facts, "claims", []):
             for cite in claim.citations:
@@ -526,7 +524,7 @@ class ExactAnswerer:
         return decide(evidence or ([] if together else weaker), self.settings.yesno_no_share)
 
 
-def graph_answers(facts: Any) -> bool:  # noqa: ANN401 - FactsResult
+def graph_answers(facts: Any) -> bool:  # FactsResult
     """Whether the graph itself answers the question: the composer's facts of the asked relation (or of the
     profile's fallback relation) hold at least one edge from a question entity."""
     return facts is not None and any(c.kind == "edge" for claim in getattr(facts, "claims", ()) or ()
@@ -571,7 +569,3 @@ def _surface(text: str, name: str) -> str | None:
         return None
     m = re.search(rf"(?<!\w){re.escape(name)}(?:e?s)?(?!\w)", text, re.IGNORECASE)
     return m.group(0) if m else None
-
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z))

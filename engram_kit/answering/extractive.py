@@ -37,6 +37,8 @@ from functools import lru_cache
 from typing import Any
 
 
+from engram_kit.answering.exact import ExactAnswerer
+from engram_kit.answering.labels import page_label
 from engram_kit.answering.assertions import VERB_PHRASES, assertion_text, edge_label, qualifier_terms
 from engram_kit.answering.facts import FactsResult, GraphFacts
 from engram_kit.answering.headline import compose_headline
@@ -45,6 +47,7 @@ from engram_kit.answering.intent import KIND_WORDS, RELATION_WORDS, Intent, pars
 from engram_kit.answering.support import defined_short_forms, keyword_patterns, names_term, supports_answer
 from engram_kit.answering.types import Answer, Citation, Claim
 from engram_kit.embeddings import Embedder
+from engram_kit.extraction.stopwords import ENGLISH_STOPWORDS
 from engram_kit.kg.profiles import profile_for
 from engram_kit.text import sentence_texts
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, ResolvedEntity, RetrievalResult
@@ -192,11 +195,8 @@ def is_boilerplate(sentence: str) -> bool:
     return BOILERPLATE.search(sentence) is not None
 
 
-def _page_label(hit: PassageHit) -> str:
-    """Citation label with the page range of a document passage (``doc, pp. 1-2``); PubMed: ``PMID:n``."""
-    if hit.pmid or not hit.page_start or not hit.page_end or hit.page_end == hit.page_start:
-        return hit.citation
-    return f"{hit.article_id}, pp. {hit.page_start}-{hit.page_end}"
+#: The composer's citation label (one definition, shared with the exact answerer).
+_page_label = page_label
 
 
 def _page_span(hit: PassageHit) -> int:
@@ -278,8 +278,6 @@ def support_terms(result: RetrievalResult, intent: Intent | None, facts: FactsRe
     evidence paths link to them) except the ``unmentioned`` node ids (no passage names them, so no sentence
     can), its unresolved phrases, the items of ``facts`` (every target found, not only those shown) plus
     ``answer_names``, and the asked relation's words."""
-    from engram_kit.extraction.gazetteer import ENGLISH_STOPWORDS
-
     surfaces: dict[str, set[str]] = {}
     for hit in result.passages:
         for path in hit.paths:
@@ -393,8 +391,6 @@ class ExtractiveComposer:
         claims += self._edge_claims(result) if edge_claims is None else edge_claims
         answer = Answer(result.question, claims, self.mode, result, notes)
         # exact items / yes-no (engram_kit.answering.exact); it embeds nothing, so the question is embedded once
-        from engram_kit.answering.exact import ExactAnswerer
-
         exact = (self.exact or ExactAnswerer(self.facts.store if self.facts is not None else None)).answer(result, facts)
         answer.question_type, answer.exact = exact.question_type, exact.exact
         answer.yes_no, answer.yes_no_citations = exact.yes_no, exact.yes_no_citations
@@ -454,8 +450,16 @@ class ExtractiveComposer:
             if candidates and notes is not None:
                 notes.append(no_support_note(terms, len(hits)))
             return []
-        vectors = self.embedder.encode([result.question] + [s for _, s, _, _ in supported])
-        similarity = vectors[1:] @ vectors[0]
+        # The retriever embedded the question already (RetrievalResult.question_vector): only the sentences are
+        # embedded here, unless the result came from elsewhere or another model.
+        sentences = [s for _, s, _, _ in supported]
+        q_vec = result.question_vector if result.question_vector_model == self.embedder.name else None
+        if q_vec is None:
+            vectors = self.embedder.encode([result.question] + sentences)
+            q_vec, vectors = vectors[0], vectors[1:]
+        else:
+            vectors = self.embedder.encode(sentences)
+        similarity = vectors @ q_vec
         kind = [p for p, label in KIND_WORDS if intent is not None and label == intent.target_label]
         # where each sentence occurs: the chunk with the narrowest page range is the one to cite
         home: dict[str, int] = {}

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram_kit.answering.assertions import VERB_PHRASES
-from engram_kit.answering.intent import Hop, Intent, parse_intent
+from engram_kit.answering.intent import Hop, Intent, _hops_between, parse_intent
+from engram_kit.answering.listing import hop_phrase, plan_queries
 from engram_kit.answering.types import Citation, Claim
 from engram_kit.kg.schema import GraphSchema
 
@@ -102,12 +103,6 @@ class FactsResult:
     graph_name: str = ""
 
 
-def _evidence_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """The evidence a one-hop listing row is ordered by (sources, publications, unbiased), as in
-    :func:`engram_kit.evidence.plans.plan_queries`."""
-    return tuple(row.get(k) for k in ("n_sources", "n_publications", "unbiased"))
-
-
 class GraphFacts:
     """Edges of the asked relation for an answer (see the module docstring).
 
@@ -162,8 +157,6 @@ class GraphFacts:
         """Claims, items and notes of one plan: every target of the relation (up to :data:`ITEM_POOL`) ranked by
         evidence, ties broken by literature support then degree (:meth:`_order`), the first ``top_n`` as
         claims."""
-        from engram_kit.evidence.plans import plan_queries
-
         listing, total = plan_queries(intent, anchor_id, anchor_name, self.schema, self.store.statements, ITEM_POOL)
         rows = _records(self.store.read_only_query(listing.cypher, listing.parameters))
         n = None
@@ -201,8 +194,6 @@ class GraphFacts:
         same labels) that has rows, or None. Only single-hop plans fall back."""
         if len(intent.hops) != 1:
             return None
-        from engram_kit.answering.intent import _hops_between
-
         hop = intent.hops[0]
         for verb in self.schema.profile.relation_fallbacks.get(hop.verb, ()):
             for other in _hops_between(self.schema, hop.from_label, hop.to_label):
@@ -286,8 +277,6 @@ class GraphFacts:
         target_id, target_name = item.node_id, item.name
         if len(hops) == 1:
             hop = hops[0]
-            from engram_kit.evidence.plans import hop_phrase
-
             evidence = []
             if row.get("n_sources"):
                 evidence.append(f"{int(row['n_sources'])} source{'s' if int(row['n_sources']) != 1 else ''}")

@@ -21,6 +21,7 @@ import pandas as pd
 
 from engram_kit.answering.parts import edge_ends
 from engram_kit.answering.types import Answer
+from engram_kit.kg.schema import LABEL_TO_KIND
 from engram_kit.retrieval.results import RetrievalResult
 
 __all__ = ["MAX_FOCUS_NODES", "focus_nodes", "focus_result"]
@@ -45,8 +46,6 @@ def focus_result(answer: Answer, store: Any, limit: int = MAX_FOCUS_NODES) -> tu
     """``(result, mentions)`` for :func:`~engram_kit.exports.build_answer_graph`: the answer's retrieval
     narrowed to :func:`focus_nodes` (names and kinds read from ``store``; PPR kept where the subgraph had it),
     the edges among them, and its cited passages with their mentions of those nodes only."""
-    from engram_kit.kg.schema import LABEL_TO_KIND
-
     result = answer.retrieval
     ids = focus_nodes(answer, limit)
     seeds = {e.node_id for e in result.entities}

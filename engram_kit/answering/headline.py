@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from engram_kit.answering.facts import FactsResult, _no_phrase, kind_words
 from engram_kit.answering.types import Answer
 
 if TYPE_CHECKING:
-    from engram_kit.answering.facts import FactsResult
     from engram_kit.answering.parts import PartsResult
     from engram_kit.retrieval.results import ResolvedEntity
 
@@ -46,8 +46,6 @@ def _names(names: Sequence[str], total: int | None = None) -> str:
 
 def _relation_phrase(facts: FactsResult) -> str:
     """``"Compounds that palliate Parkinson's disease"`` / ``"Side effects that Donepezil causes"``."""
-    from engram_kit.answering.facts import _no_phrase, kind_words
-
     intent = facts.intent
     if len(intent.hops) == 1:
         phrase = _no_phrase(intent.hops[0], facts.anchor_name, intent.target_label)
@@ -88,8 +86,6 @@ def _body(answer: Answer, facts: FactsResult | None, parts: PartsResult | None) 
         head = f"{phrase}: {_names(listed, total)}"
         if facts.substituted_from is not None:
             asked = facts.substituted_from
-            from engram_kit.answering.facts import _no_phrase
-
             missing = _no_phrase(asked.hops[0], facts.anchor_name, asked.target_label)
             return f"The graph has no {missing}; it holds {head[0].lower() + head[1:]}"
         return head

@@ -300,7 +300,7 @@ def parse_intent(question: str, anchors: list[tuple[str, str]] | None = None,
     return best
 
 
-def _plans(anchor: str, kinds: tuple[str, ...], verbs: tuple[str, ...], schema: GraphSchema):  # noqa: ANN202
+def _plans(anchor: str, kinds: tuple[str, ...], verbs: tuple[str, ...], schema: GraphSchema):
     """Candidate plans from ``anchor`` with their score and tie-break (verb rank sum)."""
     asked = [k for k in kinds]
     target = asked[0] if asked else ""

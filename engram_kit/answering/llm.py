@@ -394,7 +394,7 @@ class LLMComposer:
         return answer
 
     @staticmethod
-    def _exact(reply: StructuredReply, question_type: QuestionType, shown, checker: _SupportCheck,  # noqa: ANN001
+    def _exact(reply: StructuredReply, question_type: QuestionType, shown, checker: _SupportCheck,
                result: RetrievalResult) -> tuple[list[ExactAnswer], list[str]]:
         """The reply's exact items that a cited sentence or edge supports (ranked as the model ranked them, score
         = reciprocal rank among the kept items), and the names of those dropped."""

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engram_kit.answering.facts import kind_words
 from engram_kit.answering.types import Citation, Claim
 
 if TYPE_CHECKING:
@@ -102,8 +103,6 @@ def answer_parts(facts: GraphFacts, question: str, anchors: list[tuple[str, str,
 
 def _shared(one: FactsResult, two: FactsResult, a: str, b: str) -> PartsResult:
     """Rows of both entities, intersected by node id (ordered as the first entity's)."""
-    from engram_kit.answering.facts import kind_words
-
     out = PartsResult("shared", one, two, names=(a, b))
     theirs = {item.node_id: item for item in two.items}
     target = kind_words(one.intent.target_label)
@@ -126,8 +125,6 @@ def _shared(one: FactsResult, two: FactsResult, a: str, b: str) -> PartsResult:
 
 def _then(facts: GraphFacts, one: FactsResult, a: str, second: tuple[str, str, str, str]) -> PartsResult:
     """Part 1 = ``one`` (the first entity's relation); part 2 = its items linked to ``second``."""
-    from engram_kit.answering.facts import kind_words
-
     _, label, b_id, b = second
     out = PartsResult("then", one, None, names=(a, b))
     out.notes += one.notes

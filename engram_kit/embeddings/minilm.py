@@ -279,7 +279,7 @@ def export_int8(path: Path, *, fuse_skip_layer_norm: bool = False) -> Path:
                 super().__init__()
                 self.bert = bert
 
-            def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
+            def forward(self, input_ids, attention_mask, token_type_ids):
                 return self.bert(input_ids=input_ids, attention_mask=attention_mask,
                                  token_type_ids=token_type_ids).last_hidden_state
 

@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:  # noqa: ANN401 - any exported object
+def __getattr__(name: str) -> Any:  # any exported object
     """The public name ``name``, imported from its submodule on first access.
 
     Raises

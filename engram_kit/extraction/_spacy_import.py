@@ -24,7 +24,7 @@ def import_spacy() -> ModuleType:
         sys.modules["torch"] = None  # type: ignore[assignment]  # None makes `import torch` raise ImportError
     try:
         import spacy
-        import spacy.util  # noqa: F401 - loaded under the guard too
+        import spacy.util  # loaded under the guard too
     finally:
         if guard:
             del sys.modules["torch"]

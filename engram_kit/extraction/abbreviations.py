@@ -167,7 +167,7 @@ class AbbreviationFinder:
         self._pipeline: Any = None  # the spaCy Language, built by _nlp on first use
 
     @property
-    def _nlp(self) -> Any:  # noqa: ANN401 - spacy.language.Language (spaCy is imported here, not at module load)
+    def _nlp(self) -> Any:  # spacy.language.Language (spaCy is imported here, not at module load)
         """The blank English pipeline with scispaCy's detector, built once on first use."""
         if self._pipeline is None:
             from engram_kit.extraction._spacy_import import import_spacy

@@ -48,6 +48,7 @@ from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.ner import CORPUS_TERMS, Span, SpanTagger, load_ner
 from engram_kit.extraction.normalize import normalize_name
+from engram_kit.extraction.setting import classifies_setting
 
 log = logging.getLogger(__name__)
 
@@ -284,8 +285,6 @@ def with_setting_cue(passages: list[list[Mention]]) -> list[list[Mention]]:
     """Mentions of one document, with :data:`~engram_kit.extraction.context.SETTING_CUE` added to every
     occurrence of a surface (case-insensitive) of which at least :data:`SETTING_MIN_OCCURRENCES` and at least
     :data:`SETTING_MIN_SHARE` of all occurrences classify a setting noun ("trauma patients")."""
-    from engram_kit.resolution.policy import classifies_setting
-
     total: dict[str, int] = {}
     setting: dict[str, int] = {}
     for mentions in passages:

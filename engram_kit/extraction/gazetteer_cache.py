@@ -24,6 +24,7 @@ from pathlib import Path
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.files import write_atomic
+from engram_kit.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,6 @@ def user_cache_dir() -> Path:
 
 def cache_key(lexicon_file: Path) -> str:
     """Hex SHA-256 naming what a gazetteer built from ``lexicon_file`` (an existing file) depends on."""
-    from engram_kit import __version__
-
     stat = lexicon_file.stat()
     digest = hashlib.sha256()
     try:

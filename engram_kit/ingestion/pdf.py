@@ -203,7 +203,7 @@ def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX
                         f"itself, or rename the file if it is another format.")
 
 
-def open_pdf(data: bytes, *, name: str = "the file", max_pages: int = MAX_PDF_PAGES):  # noqa: ANN201 - pymupdf.Document
+def open_pdf(data: bytes, *, name: str = "the file", max_pages: int = MAX_PDF_PAGES):  # pymupdf.Document
     """Open PDF bytes with PyMuPDF, refusing corrupted, encrypted and over-long documents.
 
     Raises
@@ -302,7 +302,7 @@ def _is_bold(font: str, flags: int) -> bool:
     return bool(flags & 16) or any(w in lowered for w in ("bold", "black", "heavy", "semibold")) or font.endswith(".B")
 
 
-def _upright_page(doc, index: int, scratch: list):  # noqa: ANN001, ANN202 - pymupdf objects
+def _upright_page(doc, index: int, scratch: list):  # pymupdf objects
     """The page to read text from: the page itself, or for a page with a /Rotate entry whose text runs
     vertically in page space (landscape tables), a copy shown upright on a scratch page (so lines are
     horizontal and tables can be found). ``scratch`` keeps the scratch documents alive."""
@@ -340,7 +340,7 @@ class _RawLine:
     spans: list[dict]
 
 
-def _raw_lines(page, number: int) -> tuple[list[_RawLine], int]:  # noqa: ANN001
+def _raw_lines(page, number: int) -> tuple[list[_RawLine], int]:
     """Horizontal lines with their spans; the number of rotated lines dropped."""
     lines: list[_RawLine] = []
     rotated = 0
@@ -414,7 +414,7 @@ def _is_glyph_bullet(span: dict, rest: list[dict]) -> bool:
     return bool(ch) and clean_characters(ch)[1] == 1 and bool(following) and following[0]["font"] != span["font"]
 
 
-def _cell_text(page, rect) -> str:  # noqa: ANN001
+def _cell_text(page, rect) -> str:
     """Text of a table cell: the words whose centre lies in ``rect``, in reading order."""
     if rect is None:
         return ""
@@ -439,7 +439,7 @@ def _cell_text(page, rect) -> str:  # noqa: ANN001
     return text
 
 
-def _find_tables(page, number: int, lines: list[Line]) -> list[TableBlock]:  # noqa: ANN001
+def _find_tables(page, number: int, lines: list[Line]) -> list[TableBlock]:
     """Tables of a page by PyMuPDF's table finder (ruling lines), kept when they are real tables.
 
     Only pages with a ``Table N`` caption line are searched (captionless tables stay prose). A candidate
@@ -483,7 +483,7 @@ def _find_tables(page, number: int, lines: list[Line]) -> list[TableBlock]:  # n
     return tables
 
 
-def _continued_table(page, number: int, lines: list[Line], previous: TableBlock) -> TableBlock | None:  # noqa: ANN001
+def _continued_table(page, number: int, lines: list[Line], previous: TableBlock) -> TableBlock | None:
     """A table continued from the previous page without ruling lines the table finder could use: the
     words under a ``Table N (continued)`` caption, cut into the previous part's columns (one row per text
     line). None when the page has no such caption."""
@@ -519,7 +519,7 @@ def _continued_table(page, number: int, lines: list[Line], previous: TableBlock)
                       caption.text, notes=notes, line_ids={id(caption)}, columns=previous.columns)
 
 
-def page_lines(doc) -> PageContent:  # noqa: ANN001 - pymupdf.Document
+def page_lines(doc) -> PageContent:  # pymupdf.Document
     """Horizontal text lines of every page (repaired), tables, running headers/footers removed.
 
     Pages are read upright (:func:`_upright_page`). Text repair (:mod:`engram_kit.ingestion.repair`):
@@ -866,7 +866,7 @@ def _year_field(meta: dict, first_text: str) -> MetadataField:
     return MetadataField(None, "none", 0.0)
 
 
-def extract_metadata(doc, pages: list[list[Line]], *, filename: str = "") -> tuple[DocumentMetadata, set[int]]:  # noqa: ANN001
+def extract_metadata(doc, pages: list[list[Line]], *, filename: str = "") -> tuple[DocumentMetadata, set[int]]:
     """Title, authors, year and DOI with sources and confidences (fallback chain in the module docstring).
 
     Returns
@@ -1131,7 +1131,7 @@ def build_sections(ordered: list[Line], headings: list[Heading], skip: set[int],
     return sections
 
 
-def _truncation_problems(data: bytes, doc) -> list[str]:  # noqa: ANN001
+def _truncation_problems(data: bytes, doc) -> list[str]:
     """Signs that the file is cut short: no ``%%EOF`` near its end, or a cross-reference table PyMuPDF had
     to rebuild."""
     problems = []

@@ -35,7 +35,7 @@ import logging
 import os
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,7 @@ def _ray() -> Any:
     """The ``ray`` module, or a clear error naming the extra to install."""
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError as exc:
         raise BackendUnavailableError("engine='ray' needs Ray Data: pip install 'engram-kit[scale]' "
                                       "(or pip install 'ray[data]').") from exc
@@ -124,6 +124,9 @@ class PrepareActor:
     Parameters
     ----------
     workspace : path of the workspace (opened read-only).
+    opener : how to open it, ``opener(path, read_only=True)`` -> a workspace with ``ingestion_extractor``,
+        ``resolver`` and ``embedder``; :func:`ingest_ray` passes ``type(ws).open`` (``Workspace.open``, pickled by
+        reference), so this module, a layer below the workspace, never imports it (docs/architecture.md).
     settings : ``Settings.to_dict()`` of the ingesting workspace (batch size, linking thresholds).
     env : environment variables to set before any model loads.
     fault : test hook, ``{"shard": folder name, "marker": path, "mode": "exit" | "raise"}``: on that shard,
@@ -131,16 +134,15 @@ class PrepareActor:
         prepared and before its shard is written; ``raise`` fails the shard every time.
     """
 
-    def __init__(self, workspace: str, settings: dict[str, Any], env: dict[str, str],
+    def __init__(self, workspace: str, opener: Callable[..., Any], settings: dict[str, Any], env: dict[str, str],
                  fault: dict[str, str] | None = None) -> None:
         os.environ.update(env)
         os.environ["ENGRAM_EMBED_THREADS"] = "1"
         from engram_kit.ingestion.pipeline import BatchPreparer
         from engram_kit.settings import Settings
-        from engram_kit.workspace import Workspace
 
         t0 = time.perf_counter()
-        ws = Workspace.open(workspace, read_only=True)
+        ws = opener(workspace, read_only=True)
         self.preparer = BatchPreparer(extractor=ws.ingestion_extractor, resolver=ws.resolver,
                                       embedder=ws.embedder, settings=Settings.from_dict(settings))
         self.preparer.single_threaded()
@@ -312,7 +314,8 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
         # map alone. Streaming repartition (no shuffle) splits it as it arrives.
         ds = ds.repartition(target_num_rows_per_block=1)
         ds = ds.map_batches(PrepareActor, batch_size=1, batch_format="numpy",
-                            fn_constructor_kwargs={"workspace": str(ws.path), "settings": ws.settings.to_dict(),
+                            fn_constructor_kwargs={"workspace": str(ws.path), "opener": type(ws).open,
+                                                   "settings": ws.settings.to_dict(),
                                                    "env": env, "fault": fault},
                             # Ray Data's actor pools default to max_restarts=-1 and max_task_retries=-1:
                             # a dead actor is replaced and its shard re-run.

@@ -426,12 +426,3 @@ def render_superscript(before: str, sup: str) -> str | None:
     if is_marker(stripped):
         return ""
     return None
-
-
-def repair_words(texts: Iterable[tuple[str, str]]) -> LigatureRepair:
-    """Convenience: a fitted :class:`LigatureRepair` for ``(text, font)`` spans."""
-    repair = LigatureRepair()
-    for text, font in texts:
-        repair.observe(text, font)
-    repair.fit()
-    return repair

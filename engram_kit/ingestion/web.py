@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-from engram_kit import __version__
+from engram_kit.version import __version__
 from engram_kit.errors import DataError, IngestionError
 from engram_kit.ingestion.chunking import DocumentMetadata, MetadataField, ParsedDocument, ParsedSection
 from engram_kit.ingestion.pdf import DOI_PATTERN, NON_RETRIEVABLE_KINDS, canonical_section, split_authors
@@ -129,7 +129,7 @@ def decode_html(content: bytes, *, charset: str = "", name: str = "the page") ->
                         f"charset; save it as UTF-8 or add <meta charset=...>.") from exc
 
 
-def _meta(soup, *names: str) -> list[str]:  # noqa: ANN001 - BeautifulSoup
+def _meta(soup, *names: str) -> list[str]:  # BeautifulSoup
     """Contents of ``<meta name|property=...>`` tags, in document order, for any of ``names`` (case-insensitive)."""
     wanted = {n.lower() for n in names}
     return [m["content"].strip() for m in soup.find_all("meta")
@@ -143,7 +143,7 @@ def _first(candidates: list[tuple[list[str], str, float]], default: MetadataFiel
     return default
 
 
-def html_metadata(soup, *, url: str = "") -> DocumentMetadata:  # noqa: ANN001
+def html_metadata(soup, *, url: str = "") -> DocumentMetadata:
     """Title, authors, year and DOI from meta tags (fallback chains in the module docstring)."""
     title_tag = soup.title.get_text(" ", strip=True) if soup.title else ""
     h1 = soup.find("h1")
@@ -174,13 +174,13 @@ def html_metadata(soup, *, url: str = "") -> DocumentMetadata:  # noqa: ANN001
     return DocumentMetadata(title=title, authors=authors, year=year, doi=doi, extra={"url": url} if url else {})
 
 
-def _is_boilerplate(tag) -> bool:  # noqa: ANN001
+def _is_boilerplate(tag) -> bool:
     attrs = " ".join([tag.get("id") or "", *(tag.get("class") or []), tag.get("role") or ""])
     return bool(attrs.strip()) and bool(_BOILERPLATE_WORDS.search(attrs) or tag.get("role") in (
         "navigation", "banner", "contentinfo", "complementary"))
 
 
-def main_content(soup):  # noqa: ANN001, ANN201
+def main_content(soup):
     """The content root: the largest ``<article>``, else ``<main>``/``[role=main]``, else ``<body>``; boilerplate removed."""
     for tag in soup.find_all(_BOILERPLATE_TAGS):
         tag.decompose()
@@ -193,7 +193,7 @@ def main_content(soup):  # noqa: ANN001, ANN201
     return soup.find("main") or soup.find(attrs={"role": "main"}) or soup.body or soup
 
 
-def html_sections(root, *, title: str = "") -> list[ParsedSection]:  # noqa: ANN001
+def html_sections(root, *, title: str = "") -> list[ParsedSection]:
     """Split the content root into sections at ``<h1>``-``<h4>``; an ``<h1>`` equal to the title is skipped."""
     from bs4 import NavigableString, Tag
     from bs4.element import Comment

@@ -57,7 +57,7 @@ from engram_kit.kg.loading import (
     line_field_counts,
     read_bytes,
 )
-from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS
+from engram_kit.kg.tables import EDGE_COLUMNS, NODE_COLUMNS
 
 if TYPE_CHECKING:
     from engram_kit.datasets import DataPaths

@@ -240,7 +240,7 @@ def download_one(url: str, target: Path, expected: str | None, *, progress: bool
     """
     fix = ("Fix: check the network connection and the URL (base_url), or download the file by hand into "
            f"{target.parent} and pass its path to {loader}.")
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below; kept to rename after verifying
+    handle = tempfile.NamedTemporaryFile(  # closed below; kept to rename after verifying
         dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False)
     temp = Path(handle.name)
     digest = hashlib.sha256()

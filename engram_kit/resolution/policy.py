@@ -76,10 +76,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from engram_kit.extraction.context import SETTING_CUE
+from engram_kit.extraction.context import SETTING_CUE, context_cues
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
+# The setting-noun test and the token window are shared with the extractor's document-level cue (one layer down).
+from engram_kit.extraction.setting import SENTENCE_TOKEN as _SENTENCE_TOKEN
+from engram_kit.extraction.setting import SETTING_NOUNS as SETTING_NOUNS
+from engram_kit.extraction.setting import classifies_setting as classifies_setting
+from engram_kit.extraction.setting import tokens_around as _around
 
 #: Lowest confidence at which a candidate is linked by :meth:`EntityResolver.link` when the caller gives
 #: none (``Settings.min_link_confidence``, the same value, is what ingestion passes). From the reliability
@@ -105,13 +110,6 @@ DISEASE_KINDS: frozenset[str] = frozenset({"Disease"})
 NOT_CHEMICAL_OR_DISEASE_KINDS: frozenset[str] = frozenset({"Gene", "Anatomy", "Pathway", *GO_KINDS,
                                                            "biolink:Gene", "biolink:Protein",
                                                            "biolink:AnatomicalEntity"})
-#: Nouns of settings, roles and instruments that a condition word classifies without naming a condition
-#: that occurred ("trauma patients", "trauma surgery", "accident and emergency ward").
-SETTING_NOUNS: frozenset[str] = frozenset(
-    """patient patients surgery surgeries surgeon surgeons centre center centres centers unit units ward wards
-    service services team teams population populations registry registries department departments clinic
-    clinics programme programmes program programs system systems care setting settings room rooms
-    literature research researchers score scores scale scales""".split())
 #: Lexicon sources of a gene reading that needs a gene word nearby: NCBI aliases, HGNC approved names of gene
 #: products that are also everyday words ("insulin": INS only in "insulin secretion", "insulin mRNA"...), and
 #: their variants.
@@ -138,7 +136,6 @@ _GENE_WORDS = re.compile(
     r"knockout|knockdown|deficien\w*|null|antibod(?:y|ies)|promoter|transcripts?|isoforms?|subunits?|"
     r"agonists?|antagonists?|ligands?|binding|secretion|secreted|encod\w*|overexpress\w*|"
     r"(?:up|down)-?regulat\w*|cytokines?|chemokines?|enzymes?|complex)$")
-_SENTENCE_TOKEN = re.compile(r"[A-Za-z0-9][\w-]*")
 #: Curated acronyms with one expansion in biomedical text (each checked against the long forms listed for it
 #: in the NLM/ADAM abbreviation database of MEDLINE, Zhou et al., Bioinformatics 2006: one dominant sense),
 #: upper case. Linked without a definition in the document.
@@ -207,7 +204,7 @@ class LinkPolicy:
             return False
         if kind in SIDE_EFFECT_KINDS and not ("adverse" in cues and _adverse_near(mention)) \
                 and not self._disease_corroborated(text, sources) \
-                and (_classifies_setting(mention) or SETTING_CUE in cues):
+                and (classifies_setting(mention) or SETTING_CUE in cues):
             return False
         if kind == "Gene" and method in ("exact", "alias") and single and sources and \
                 sources <= GENE_ALIAS_SOURCES and not self._symbol_like(text, node_id) \
@@ -307,22 +304,9 @@ def _symbol_key(text: str) -> str:
     return re.sub(r"[\W_]", "", text).casefold()
 
 
-def _around(mention: Mention, window: int) -> tuple[list[str], list[str]]:
-    """Tokens before and after the mention in its sentence (first occurrence), lower case, at most ``window``."""
-    sentence = mention.sentence
-    at = sentence.find(mention.text)
-    if not sentence or at < 0:
-        return [], []
-    before = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[:at])][-window:]
-    after = [t.lower() for t in _SENTENCE_TOKEN.findall(sentence[at + len(mention.text):])][:window]
-    return before, after
-
-
 def _adverse_near(mention: Mention) -> bool:
     """An adverse-event cue (:func:`~engram_kit.extraction.context.context_cues`) within
     :data:`ADVERSE_WINDOW` tokens of the mention, the mention included ("cisplatin-induced nephrotoxicity")."""
-    from engram_kit.extraction.context import context_cues
-
     sentence = mention.sentence
     at = sentence.find(mention.text)
     if not sentence or at < 0:
@@ -392,20 +376,4 @@ def setting_not_side_effect(mention: Mention, kind: str) -> bool:
     (see :func:`engram_kit.evidence.search.question_entities`)."""
     # no adverse-cue exception here (unlike documents): in "Does heparin cause heparin-induced thrombocytopenia
     # in trauma patients?" the cue belongs to the thrombocytopenia, and a setting word is never the event
-    return kind in SIDE_EFFECT_KINDS and _classifies_setting(mention)
-
-
-def classifies_setting(mention: Mention) -> bool:
-    """Public name of the setting-noun test (used by the extractor's document-level cue)."""
-    return _classifies_setting(mention)
-
-
-def _classifies_setting(mention: Mention) -> bool:
-    """The mention is a noun adjunct of a setting noun: next token in :data:`SETTING_NOUNS`, or
-    ``and``/``or`` + up to two words and then one ("accident and emergency ward")."""
-    _, after = _around(mention, 4)
-    if not after:
-        return False
-    if after[0] in SETTING_NOUNS:
-        return True
-    return after[0] in ("and", "or") and any(t in SETTING_NOUNS for t in after[1:4])
+    return kind in SIDE_EFFECT_KINDS and classifies_setting(mention)

@@ -75,7 +75,7 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.embeddings import Embedder
-from engram_kit.errors import DataError
+from engram_kit.errors import DataError, EngramError
 from engram_kit.extraction.lexicon import Lexicon, validate_nodes
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
@@ -376,7 +376,7 @@ class EntityResolver:
         if len(nodes) <= 1:
             return {n: 1.0 for n in nodes}
         if self.embedder is not None and context.strip():
-            context_vector = self._context_vector(context)
+            context_vector = self.context_vector(context)
             vectors = self._name_embeddings(nodes)
             sims = np.array([float(np.dot(context_vector, vectors[n])) for n in nodes])
             weights = np.exp((sims - sims.max()) / CONTEXT_TEMPERATURE)
@@ -391,9 +391,19 @@ class EntityResolver:
         weights = weights / weights.sum()
         return {n: float(w) for n, w in zip(nodes, weights)}
 
-    def _context_vector(self, context: str) -> np.ndarray:
+    def context_vector(self, context: str) -> np.ndarray:
+        """The embedding of ``context`` (float32, shape (dimension,)), cached for the last context: the
+        retriever asks for its question's vector here, so a question the resolver already embedded to rank
+        readings is not embedded again.
+
+        Raises
+        ------
+        EngramError
+            If the resolver has no embedder.
+        """
+        if self.embedder is None:
+            raise EngramError("This EntityResolver has no embedder: pass embedder= to embed a context.")
         if self._context_cache is None or self._context_cache[0] != context:
-            assert self.embedder is not None
             self._context_cache = (context, self.embedder.encode([context])[0])
         return self._context_cache[1]
 

@@ -28,7 +28,7 @@ def analysable(text: str) -> str:
     return f"{text} {' '.join(joined)}" if joined else text
 
 
-def _stemmer():  # noqa: ANN202 - PyStemmer's Stemmer or None
+def _stemmer():  # PyStemmer's Stemmer or None
     try:
         import Stemmer  # PyStemmer
 

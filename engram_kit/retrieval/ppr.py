@@ -68,10 +68,14 @@ import numpy as np
 
 from engram_kit.errors import DataError
 from engram_kit.store.csr import CSRGraph
+# The result type, the restart vector and the seeds' type live with the engine protocol in the store layer (the
+# server engine, engram_kit.store.gds, builds them too); re-exported here where the solver always had them.
+from engram_kit.store.ppr_engine import PPRResult as PPRResult
+from engram_kit.store.ppr_engine import Seeds as Seeds
+from engram_kit.store.ppr_engine import personalization_vector as personalization_vector
 
 logger = logging.getLogger(__name__)
 
-Seeds = Mapping[int, float] | np.ndarray
 Method = Literal["cg", "power"]
 
 #: Below this many stored entries a single thread is faster than handing blocks to a pool.
@@ -102,32 +106,6 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 # ---------------------------------------------------------------------------------------------- results
 @dataclass(frozen=True)
-class PPRResult:
-    """Scores of one Personalized PageRank run.
-
-    Attributes
-    ----------
-    scores : ndarray of shape (n_nodes,), float32
-        Stationary probabilities; non-negative, sum to 1 (up to float32 rounding, ~1e-6).
-    iterations : int
-        Sparse matrix-vector products performed (one per step).
-    converged : bool
-        True if the L1 fixed-point residual fell below ``tol`` within ``max_iter`` steps.
-    residual : float
-        Final L1 fixed-point residual ``||F(x) - x||_1`` (see the module notes).
-    """
-
-    scores: np.ndarray
-    iterations: int
-    converged: bool
-    residual: float
-
-    def top(self, k: int = 10) -> np.ndarray:
-        """Indices (int64) of the ``k`` highest-scoring nodes, best first; ties broken by lower index."""
-        return _top_indices(self.scores, k)
-
-
-@dataclass(frozen=True)
 class PPRBatchResult:
     """Scores of several PPR runs computed together by :func:`personalized_pagerank_many`.
 
@@ -151,15 +129,6 @@ class PPRBatchResult:
 
     def __getitem__(self, i: int) -> PPRResult:
         return PPRResult(self.scores[i], self.iterations, bool(self.converged[i]), float(self.residuals[i]))
-
-
-def _top_indices(scores: np.ndarray, k: int) -> np.ndarray:
-    k = max(0, min(int(k), scores.size))
-    if k == 0:
-        return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
-    order = np.lexsort((part, -scores[part]))
-    return part[order].astype(np.int64)
 
 
 def top_share(scores: np.ndarray, fraction: float = 0.01) -> float:
@@ -195,55 +164,6 @@ def top_share(scores: np.ndarray, fraction: float = 0.01) -> float:
 
 
 # ---------------------------------------------------------------------------------------------- seeds
-def personalization_vector(graph: CSRGraph, seeds: Seeds) -> np.ndarray:
-    """Normalised personalization vector ``s`` of shape (n_nodes,), float64, sum 1.
-
-    Parameters
-    ----------
-    graph : CSRGraph
-    seeds : Mapping[int, float] or ndarray of shape (n_nodes,)
-        Node index -> non-negative weight (e.g. entity-linking confidence), or a dense weight vector.
-
-    Raises
-    ------
-    DataError
-        Empty seeds, an index out of range, a negative/NaN weight, all weights zero, or a dense vector of
-        the wrong shape.
-    """
-    n = graph.n_nodes
-    if isinstance(seeds, Mapping):
-        if not seeds:
-            raise DataError("seeds is empty: pass at least one seed node, e.g. {graph.index['Gene::7157']: 1.0}.")
-        try:
-            idx = np.fromiter((int(k) for k in seeds.keys()), dtype=np.int64, count=len(seeds))
-            w = np.fromiter((float(v) for v in seeds.values()), dtype=np.float64, count=len(seeds))
-        except (TypeError, ValueError) as exc:
-            raise DataError(f"seeds must map integer node indices to numbers ({exc}); use "
-                            "personalization_from_ids to map string ids.") from exc
-        bad = (idx < 0) | (idx >= n)
-        if bad.any():
-            raise DataError(f"seed indices {idx[bad][:5].tolist()} are outside [0, {n}); use graph.index to map "
-                            "node ids to indices.")
-        vec = np.zeros(n, dtype=np.float64)
-        np.add.at(vec, idx, w)
-        check = w
-    else:
-        vec = np.asarray(seeds, dtype=np.float64)
-        if vec.shape != (n,):
-            raise DataError(f"a dense seed vector must have shape ({n},), got {vec.shape}; or pass a "
-                            "{{index: weight}} mapping.")
-        vec = vec.copy()
-        check = vec
-    if not np.all(np.isfinite(check)) or (check < 0).any():
-        raise DataError("seed weights must be finite and >= 0 (found NaN, inf or a negative weight); "
-                        "use confidences in [0, 1].")
-    total = float(vec.sum())
-    if total <= 0.0:
-        raise DataError("all seed weights are zero: give at least one seed a positive weight.")
-    vec /= total
-    return vec
-
-
 def personalization_from_ids(graph: CSRGraph, ids: Mapping[str, float] | Sequence[str]) -> dict[int, float]:
     """Map node ids (``"Gene::7157"``) or ``{id: weight}`` to the ``{index: weight}`` seeds PPR takes.
 

@@ -191,7 +191,7 @@ ALLELE_CONFIDENCE = 0.85
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 
 
-def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # noqa: ANN001 - Lexicon
+def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # Lexicon
                        covered: Iterable[tuple[int, int]], stopwords: frozenset[str]) -> list[SeedCandidate]:
     """Readings of question spans that the gazetteer does not find but entity search does.
 
@@ -267,7 +267,7 @@ def _variant_tail(tail: str) -> bool:
     return len(words) <= MAX_PREFIX_TAIL_WORDS and not any(ROLE_HEAD.match(w) for w in words)
 
 
-def allele_gene(span: str, lexicon) -> list[tuple[str, str, str]]:  # noqa: ANN001 - Lexicon
+def allele_gene(span: str, lexicon) -> list[tuple[str, str, str]]:  # Lexicon
     """``(node_id, surface, kind)`` of the Gene that an allele written after its symbol names (:data:`ALLELE`:
     "ApoE4", "APOE E4", "APOE ε4" -> APOE), or []: the fused form first, so "ApoE4" is APOE, not "Apo"."""
     from engram_kit.extraction.normalize import normalize_name

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from engram_kit.kg.profiles import profile_for
@@ -301,7 +303,7 @@ class RetrievalResult:
 
     question: str
     source: str
-    alpha: float
+    graph_share: float
     damping: float
     entities: list[ResolvedEntity]
     passages: list[PassageHit]
@@ -326,6 +328,10 @@ class RetrievalResult:
         from engram_kit.kg.formats import fixed_schema
 
         return fixed_schema(self.graph)
+    #: The question's embedding (float32, shape (dimension,), L2-normalised) by the model named
+    #: ``question_vector_model``: the retriever embeds the question once and the composer reuses it. Not exported.
+    question_vector: np.ndarray | None = field(default=None, repr=False, compare=False)
+    question_vector_model: str = ""
 
     def edge_evidence(self) -> list[EdgeEvidence]:
         """The subgraph edges as :class:`EdgeEvidence` records, in frame order."""
@@ -369,10 +375,18 @@ class RetrievalResult:
                                    "target": e.target, "label": ("NOT " if e.negated else "") + shown, **meaning}})
         return {"nodes": nodes, "edges": edges}
 
+    @property
+    def alpha(self) -> float:
+        """Deprecated name of :attr:`graph_share` (PPR papers use alpha for the damping); warns."""
+        warnings.warn("RetrievalResult.alpha is deprecated: read graph_share (the graph share of each passage's "
+                      "score).", DeprecationWarning, stacklevel=2)
+        return self.graph_share
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (frames as lists of records)."""
         return {
-            "question": self.question, "source": self.source, "alpha": self.alpha, "damping": self.damping,
+            "question": self.question, "source": self.source, "graph_share": self.graph_share,
+            "damping": self.damping,
             "entities": [asdict(e) for e in self.entities],
             "passages": [asdict(p) for p in self.passages],
             "subgraph": {
@@ -394,7 +408,8 @@ class RetrievalResult:
         Raises
         ------
         KeyError, TypeError
-            If ``data`` lacks ``question``, ``source``, ``alpha``, ``damping`` or ``subgraph``.
+            If ``data`` lacks ``question``, ``source``, ``graph_share`` (``alpha`` in older bundles), ``damping``
+            or ``subgraph``.
         """
         passages = []
         for p in data.get("passages", []):
@@ -405,7 +420,9 @@ class RetrievalResult:
             passages.append(PassageHit(**{**p, "entities": tuple(p.get("entities", ())), "paths": paths}))
         edges = data["subgraph"]["edges"]
         return cls(
-            question=data["question"], source=data["source"], alpha=data["alpha"], damping=data["damping"],
+            question=data["question"], source=data["source"],
+            graph_share=data["graph_share"] if "graph_share" in data else data["alpha"],  # "alpha": bundles before 0.2
+            damping=data["damping"],
             entities=[ResolvedEntity(**e) for e in data.get("entities", [])], passages=passages,
             subgraph_nodes=pd.DataFrame(data["subgraph"]["nodes"], columns=["id", "name", "kind", "ppr", "is_seed"]),
             subgraph_edges=pd.DataFrame(edges) if edges else pd.DataFrame(

@@ -12,7 +12,7 @@ Method (details, sources and measurements in :mod:`engram_kit.retrieval.ranking`
    part of each seed's weight moved to the NounPhrases that map to it (``Settings.phrase_seed_share``, as
    HippoRAG 2 seeds phrase nodes). A passage's PPR probability divided by its degree to a power (hub
    control) and scaled to [0, 1] is its graph evidence.
-4. The score is ``(1 - alpha) * text + alpha * graph`` with a small ``alpha`` (``Settings.graph_weight``),
+4. The score is ``(1 - g) * text + g * graph`` with a small graph share ``g`` (``Settings.graph_weight``),
    so the graph orders near-ties and cannot drown the text. The raw cosine of the best passage is the
    absolute relevance: below ``Settings.min_relevance`` the result says the question looks off-topic.
 5. The result carries the resolved entities, the PPR-scored knowledge subgraph, evidence paths from
@@ -34,8 +34,8 @@ import logging
 import re
 from typing import TYPE_CHECKING
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -71,6 +71,7 @@ from engram_kit.retrieval.results import (
 )
 from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
+from engram_kit.store.ppr_engine import PPREngine as PPREngine  # re-exported: the engine protocol's old home
 
 if TYPE_CHECKING:  # chromadb is slow to import; only needed for type hints here
     from engram_kit.store.vectors import VectorStore
@@ -90,17 +91,6 @@ def default_graph_name(schema: GraphSchema) -> str:
     """Display name of a graph when the workspace manifest's ``knowledge_graph.name`` is not given:
     ``"Hetionet"`` for Hetionet, ``"KGX graph"`` for a Biolink KGX graph (never "Hetionet" for it)."""
     return schema.profile.display_name
-
-
-class PPREngine(Protocol):
-    """Where Personalized PageRank runs: the local CSR solver (default) or a server (Neo4j GDS).
-
-    ``run`` returns scores for every node of ``index.graph`` (ndarray of shape (n_nodes,), float32, sum 1),
-    for seeds ``{graph index: weight >= 0}``, with ``damping``/``ppr_tol``/``ppr_max_iter`` from ``settings``.
-    See :class:`engram_kit.retrieval.gds.GDSPPREngine` for the server implementation.
-    """
-
-    def run(self, index: GraphIndex, seeds: Mapping[int, float], settings: Settings) -> PPRResult: ...
 
 
 class CSRPPREngine:
@@ -258,7 +248,7 @@ class Retriever:
         entities.sort(key=lambda e: (-e.seed_weight, e.start))
         return entities, unresolved
 
-    def _sorted_keys(self, lexicon) -> list[str]:  # noqa: ANN001 - Lexicon
+    def _sorted_keys(self, lexicon) -> list[str]:  # Lexicon
         """The lexicon's keys, sorted once (prefix look-ups by bisection, as in entity search)."""
         cached = self.__dict__.get("_keys")
         if cached is None or cached[0] is not lexicon:
@@ -278,12 +268,13 @@ class Retriever:
         *,
         source: str = "all",
         top_k: int | None = None,
-        alpha: float | None = None,
+        graph_share: float | None = None,
         extra_seeds: Mapping[str, float] | None = None,
         include_negated: bool = False,
         seeds: Mapping[str, float] | Sequence[str] | None = None,
         exclude: Sequence[str] | set[str] | None = None,
         within: Sequence[str] | None = None,
+        alpha: float | None = None,
     ) -> RetrievalResult:
         """Rank passages for ``question``.
 
@@ -292,7 +283,7 @@ class Retriever:
         question : natural-language question, 1 .. 2,000 characters.
         source : ``"all"``, ``"pubmed"`` or ``"uploaded"`` passages.
         top_k : passages to return (default ``Settings.top_k``).
-        alpha : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
+        graph_share : graph share of each passage's score in [0, 1], the rest is the hybrid text score (default
             ``Settings.graph_weight``, or ``Settings.follow_up_graph_weight`` when the question resolves no entity
             and all seeds come from ``extra_seeds``; 0 = text only; see :mod:`engram_kit.retrieval.ranking`).
         extra_seeds : node id -> weight added to the entity seeds (e.g. session memory), weights >= 0.
@@ -304,11 +295,13 @@ class Retriever:
         within : rank only the passages of these papers (a reading list): PMIDs as ``"123"``, ``"PMID:123"``
             or ``"pubmed:123"``, and document (article) ids; intersected with ``source``. Ids that match no
             paper are named in ``fallback``; None = every passage.
+        alpha : deprecated name of ``graph_share`` (PPR papers use alpha for the damping or the restart
+            probability; here it never meant either); warns with :class:`DeprecationWarning`.
 
         Raises
         ------
         QueryError
-            Empty or over-long question, unknown source filter, alpha outside [0, 1], top_k < 1, a negative
+            Empty or over-long question, unknown source filter, graph_share outside [0, 1], top_k < 1, a negative
             pinned weight, a pinned node that is not in the graph, or a ``within`` list none of whose ids is a
             paper of the workspace (the error names them).
         """
@@ -320,11 +313,18 @@ class Retriever:
                              f"{self.settings.max_question_chars} (Settings.max_question_chars).")
         if source not in SOURCE_FILTERS:
             raise QueryError(f"Unknown source filter {source!r}; use one of {', '.join(SOURCE_FILTERS)}.")
-        user_alpha = alpha is not None
-        alpha = self.settings.graph_weight if alpha is None else float(alpha)
-        if not 0.0 <= alpha <= 1.0:
-            raise QueryError(f"alpha={alpha} is outside [0, 1]; it is the graph share of each passage's score "
-                             "(0 = text only).")
+        if alpha is not None:
+            warnings.warn("retrieve(alpha=...) is deprecated: pass graph_share=... (the graph share of each "
+                          "passage's score; alpha is the damping in PPR papers).", DeprecationWarning, stacklevel=2)
+            if graph_share is not None and float(graph_share) != float(alpha):
+                raise QueryError(f"graph_share={graph_share} and its deprecated name alpha={alpha} disagree; "
+                                 "pass graph_share only.")
+            graph_share = alpha
+        user_share = graph_share is not None
+        share = self.settings.graph_weight if graph_share is None else float(graph_share)
+        if not 0.0 <= share <= 1.0:
+            raise QueryError(f"graph_share={share} is outside [0, 1]; it is the graph share of each passage's "
+                             "score (0 = text only).")
         if top_k is not None and top_k < 1:
             raise QueryError(f"top_k={top_k}: ask for at least one passage (top_k >= 1).")
         top_k = top_k or self.settings.top_k
@@ -349,7 +349,7 @@ class Retriever:
 
         # ---- candidates: the top dense and top BM25 passages
         t0 = time.perf_counter()
-        q_vec = self.embedder.encode([question])[0]
+        q_vec = self._question_vector(question)
         where = None if source == "all" else source
         if allowed is None:
             semantic = dict(self.vectors.query(q_vec, settings.candidate_pool, source=where))
@@ -405,8 +405,8 @@ class Retriever:
         degree = np.array([index.graph.degree[graph_node[p]] if p in graph_node else 0.0 for p in pool])
         text = text_scores(cos, bm25, settings.dense_weight)
         graph = graph_evidence(ppr_pool, degree, settings.hub_exponent)
-        graph_share = alpha if entity_seeds else 0.0
-        if entity_seeds and not entities and not user_alpha:
+        graph_share = share if entity_seeds else 0.0
+        if entity_seeds and not entities and not user_share:
             # a follow-up naming nothing ("Which drugs target it?"): only the remembered seeds know what it means
             graph_share = max(graph_share, settings.follow_up_graph_weight)
         final = blend(text, graph, graph_share)
@@ -431,7 +431,16 @@ class Retriever:
         return RetrievalResult(question, source, graph_share, settings.damping, entities, passages,
                                nodes, edges, hub_mass, iterations, timings, fallback, unresolved,
                                graph=self.schema.name, graph_name=self.graph_name, relevance=relevance,
-                               on_topic=on_topic, schema=self.schema)
+                               on_topic=on_topic, schema=self.schema, question_vector=q_vec, question_vector_model=self.embedder.name)
+
+    def _question_vector(self, question: str) -> np.ndarray:
+        """The question's embedding, computed once per question: the resolver's (it embeds the question to rank
+        ambiguous readings, and caches it) when it uses the same model, else this retriever's embedder."""
+        resolver_embedder = getattr(self.resolver, "embedder", None)
+        if resolver_embedder is not None and resolver_embedder.name == self.embedder.name \
+                and hasattr(self.resolver, "context_vector"):
+            return self.resolver.context_vector(question)
+        return self.embedder.encode([question])[0]
 
     def _fill_cosines(self, semantic: dict[str, float], ids: list[str], q_vec: np.ndarray) -> None:
         """Add the question cosine of passages in ``ids`` that the dense pool did not return (in place)."""
@@ -484,7 +493,7 @@ class Retriever:
         return self._own_lexical
 
     # ------------------------------------------------------------------------------------------
-    def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,  # noqa: ANN001
+    def _passage_hits(self, chosen, order, blended, ppr_norm, sem_norm, ppr_raw, sem_raw,
                       index: GraphIndex, scores: np.ndarray, seeds: set[int], *, text: np.ndarray,
                       bm25: np.ndarray) -> list[PassageHit]:
         if not chosen:

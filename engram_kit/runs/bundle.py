@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from engram_kit.files import write_atomic
-from engram_kit import __version__
+from engram_kit.version import __version__
 from engram_kit.errors import DataError
 
 if TYPE_CHECKING:

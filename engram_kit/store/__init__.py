@@ -10,7 +10,7 @@ lives in :mod:`engram_kit.store.csr` (import it from there).
 from __future__ import annotations
 
 from engram_kit.store.base import EDGE_COLUMNS, NODE_COLUMNS, GraphStore
-from engram_kit.store.cypher import schema_statements, statement  # deprecated: use store.statements
+from engram_kit.store.statements import schema_statements, statement  # deprecated: use store.statements
 from engram_kit.store.ladybug import LadybugStore
 from engram_kit.store.statements import StatementPack
 from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - chromadb takes seconds to import; load it on first use
+def __getattr__(name: str):  # chromadb takes seconds to import; load it on first use
     if name == "VectorStore":
         from engram_kit.store.vectors import VectorStore
 

@@ -296,7 +296,7 @@ def main(argv: list[str]) -> int:
         database = lb.Database(db_path, read_only=True, buffer_pool_size=buffer_mb * 1024 * 1024,
                                max_num_threads=threads)
         conn = lb.Connection(database)
-    except Exception as exc:  # noqa: BLE001 - any open failure is reported to the parent, which raises
+    except Exception as exc:  # any open failure is reported to the parent, which raises
         channel.send(("error", f"could not open {db_path} read-only: {exc}"))
         return 1
     base_rss_mb = _status_kib("VmRSS") // 1024
@@ -312,13 +312,13 @@ def main(argv: list[str]) -> int:
             reply = _run(conn, request, allowance)
         except MemoryError:
             reply = ("memory", "MemoryError")
-        except Exception as exc:  # noqa: BLE001 - reported, the parent decides
+        except Exception as exc:  # reported, the parent decides
             reply = ("error", f"{type(exc).__name__}: {exc}")
         if reply[0] == "memory":  # the peak, so the parent can report it (it restarts this process)
             reply = (*reply, _status_kib("VmHWM") // 1024)
         try:
             channel.send(reply)
-        except Exception as exc:  # noqa: BLE001 - e.g. a value that cannot be pickled
+        except Exception as exc:  # e.g. a value that cannot be pickled
             channel.send(("error", f"the result could not be returned: {exc}"))
 
 

@@ -23,17 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-#: Columns of the node frame given to :meth:`GraphStore.load_knowledge_graph`.
-NODE_COLUMNS: tuple[str, ...] = ("id", "kind", "identifier", "name")
-#: Columns of the edge frame (property columns may be empty strings / NaN).
-EDGE_COLUMNS: tuple[str, ...] = ("source", "metaedge", "target", "sources", "license", "unbiased", "pubmed_ids")
-
-# After the column constants: importing engram_kit.kg runs kg.hetionet, which imports them from here.
-from engram_kit.kg.schema import GraphSchema  # noqa: E402
-from engram_kit.records import LiteratureBatch, SameAsEdge  # noqa: E402
+from engram_kit.kg.schema import GraphSchema
+from engram_kit.kg.tables import EDGE_COLUMNS as EDGE_COLUMNS  # re-exported: the columns load_knowledge_graph takes
+from engram_kit.kg.tables import NODE_COLUMNS as NODE_COLUMNS
+from engram_kit.records import LiteratureBatch, SameAsEdge
 
 if TYPE_CHECKING:
-    from engram_kit.retrieval.retriever import PPREngine
+    from engram_kit.store.ppr_engine import PPREngine
     from engram_kit.store.statements import StatementPack
 
 
@@ -213,12 +209,12 @@ class GraphStore(ABC):
         """
 
     # --- retrieval engine and configuration ----------------------------------------------------------
-    def ppr_engine(self) -> PPREngine:
-        """Where personalised PageRank runs for this store: the embedded CSR solver by default; a server
-        backend returns its own engine (Neo4j: GDS ``pageRank.stream`` with ``sourceNodes``)."""
-        from engram_kit.retrieval.retriever import CSRPPREngine
-
-        return CSRPPREngine()
+    def ppr_engine(self) -> PPREngine | None:
+        """Where personalised PageRank runs for this store: ``None`` = the embedded CSR solver (the
+        :class:`~engram_kit.retrieval.retriever.Retriever`'s default,
+        :class:`~engram_kit.retrieval.retriever.CSRPPREngine`); a server backend returns its own engine (Neo4j:
+        :class:`~engram_kit.store.gds.GDSPPREngine`, GDS ``pageRank.stream`` with ``sourceNodes``)."""
+        return None
 
     def backend_manifest(self) -> dict[str, Any]:
         """What the workspace manifest records about this store's connection (never a secret): ``{}`` for a

@@ -23,7 +23,6 @@ See :mod:`engram_kit.store.base`. ``index`` is a reserved word in LadybugDB's Cy
 from __future__ import annotations
 
 import re
-import warnings
 from typing import TYPE_CHECKING
 
 from engram_kit.errors import QueryError
@@ -37,7 +36,7 @@ from engram_kit.kg.schema import (
 )
 
 if TYPE_CHECKING:
-    from engram_kit.store.statements import StatementPack
+    pass
 
 
 #: Labels of the 11 Hetionet node tables, in schema order.
@@ -174,65 +173,3 @@ def expansions(text: str, schema: GraphSchema | None = None) -> list[dict[str, s
     if labels:
         return [{labels[0]: label} for label in schema.labels + LITERATURE_LABELS]
     return [{}]
-
-
-# --- deprecated: statements by dialect name (use the store's pack: ``store.statements``) --------------------------
-def statement(name: str, dialect: str | StatementPack, *, schema: GraphSchema | None = None,
-              **identifiers: str) -> str:
-    """Deprecated: ``pack.statement(name, schema=..., **identifiers)`` of the pack ``dialect`` names.
-
-    ``dialect`` is a pack (``store.statements``) or a name :func:`~engram_kit.store.statements.pack_named` resolves
-    (``"ladybug"``, ``"neo4j"``, ``"module:attribute"``).
-
-    Raises
-    ------
-    QueryError
-        For an unknown pack or statement name.
-    DataError
-        If an identifier is not part of the schema.
-    """
-    warnings.warn("engram_kit.store.cypher.statement(name, dialect) is deprecated; ask the store's pack: "
-                  "store.statements.statement(name, schema=...).", DeprecationWarning, stacklevel=2)
-    return _pack(dialect).statement(name, schema=schema, **identifiers)
-
-
-def schema_statements(dialect: str | StatementPack = "ladybug", schema: GraphSchema | None = None) -> list[str]:
-    """Deprecated: ``pack.schema_statements(schema)`` of the pack ``dialect`` names (see :func:`statement`)."""
-    warnings.warn("engram_kit.store.cypher.schema_statements(dialect) is deprecated; ask the store's pack: "
-                  "store.statements.schema_statements(schema).", DeprecationWarning, stacklevel=2)
-    return _pack(dialect).schema_statements(schema)
-
-
-def _pack(dialect: str | StatementPack) -> StatementPack:
-    from engram_kit.store.statements import StatementPack, pack_named  # the packs import this module
-
-    return dialect if isinstance(dialect, StatementPack) else pack_named(dialect)
-
-
-def _main(argv: list[str] | None = None) -> int:
-    """``python -m engram_kit.store.cypher --dump neo4j``: print the pack's lint payload as JSON
-    (:func:`engram_kit.store.statements.neo4j.lint_payload`; ``--dump`` takes a dialect name or ``module:attribute``
-    of a :class:`~engram_kit.store.statements.StatementPack`)."""
-    import argparse
-    import json
-    import sys
-
-    from engram_kit.store.statements.neo4j import lint_payload  # the packs import this module
-
-    parser = argparse.ArgumentParser(prog="python -m engram_kit.store.cypher",
-                                     description="Dump every Cypher statement of a statement pack, with its schema, "
-                                                 "as JSON.")
-    parser.add_argument("--dump", required=True, metavar="PACK",
-                        help="statement pack: a dialect name (ladybug, neo4j) or module:attribute")
-    args = parser.parse_args(argv)
-    try:
-        payload = lint_payload(_pack(args.dump))
-    except QueryError as exc:
-        parser.error(str(exc))
-    json.dump(payload, sys.stdout, indent=1)
-    sys.stdout.write("\n")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(_main())

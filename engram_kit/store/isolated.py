@@ -197,7 +197,7 @@ class IsolatedReader:
     def __del__(self) -> None:  # a forgotten reader must not leave a process behind
         try:
             self._kill()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+        except Exception:  # interpreter shutdown
             pass
 
     @property

@@ -563,12 +563,12 @@ class Neo4jStore(CypherStore):
         return self._gds
 
     def ppr_engine(self, gds: Any = None) -> Any:
-        """A :class:`~engram_kit.retrieval.gds.GDSPPREngine` over this store's managed projection.
+        """A :class:`~engram_kit.store.gds.GDSPPREngine` over this store's managed projection.
 
         The projection is (re)built when :attr:`generation` changed since it was made, and dropped by
         :meth:`close`. ``gds`` overrides the client (tests pass a recording fake).
         """
-        from engram_kit.retrieval.gds import GDSPPREngine, GDSProjection
+        from engram_kit.store.gds import GDSPPREngine, GDSProjection
 
         if self._projection is None:
             self._projection = GDSProjection(gds if gds is not None else self.gds_client(),

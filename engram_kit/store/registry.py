@@ -130,7 +130,7 @@ def _ladybug_reopen(path: Path, manifest: dict[str, Any], read_only: bool, optio
 def _ladybug_compact(path: Path, store: GraphStore) -> GraphCompaction:
     """Copy the live rows into a fresh ``graph.lbug`` beside the workspace, then swap it in (two renames; a crash
     between them leaves ``graph.lbug.old`` and ``graph.compact``, never a half-written store in use)."""
-    from engram_kit.compaction import copy_graph, folder_bytes, swap_in
+    from engram_kit.store.rewrite import copy_graph, folder_bytes, swap_in
 
     live = path / "graph.lbug"
     before = sum(folder_bytes(p) for p in path.glob("graph.lbug*"))

@@ -39,7 +39,7 @@ def _read_pages(export: Path) -> Iterator[tuple[list[str], Any, list[Any]]]:
     with export.open("rb") as stream:
         while True:
             try:
-                yield pickle.load(stream)  # noqa: S301 - our own export, written by the parent a moment ago
+                yield pickle.load(stream)  # our own export, written by the parent a moment ago
             except EOFError:
                 return
 

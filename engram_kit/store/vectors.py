@@ -39,10 +39,10 @@ import numpy as np
 
 from engram_kit.store._chroma_import import chromadb  # first: imports chromadb without an unused 3 s grammar
 
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings  # noqa: E402 - after the guarded import
-from chromadb.config import Settings as ChromaSettings  # noqa: E402
-from chromadb.errors import NotFoundError  # noqa: E402
-from chromadb.utils.embedding_functions import register_embedding_function  # noqa: E402
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings  # after the guarded import
+from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import NotFoundError
+from chromadb.utils.embedding_functions import register_embedding_function
 
 from engram_kit.errors import BackendUnavailableError, DataError, QueryError, ReadOnlyError, WorkspaceError
 from engram_kit.store.vector_count import record_vector_count
@@ -198,7 +198,7 @@ class NoEmbeddingFunction(EmbeddingFunction[Documents]):
     def __init__(self) -> None:  # chromadb's base __init__ warns about legacy functions; nothing to set
         pass
 
-    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chromadb's parameter name
+    def __call__(self, input: Documents) -> Embeddings:  # chromadb's parameter name
         raise DataError(
             f"The passage vector store got {len(input)} texts without embeddings; engram-kit never lets chromadb "
             f"embed (that would download a model). Compute vectors with engram_kit.embeddings and pass them as "
@@ -213,7 +213,7 @@ class NoEmbeddingFunction(EmbeddingFunction[Documents]):
         return {}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> NoEmbeddingFunction:  # noqa: ARG004
+    def build_from_config(config: dict[str, Any]) -> NoEmbeddingFunction:
         return NoEmbeddingFunction()
 
 
@@ -627,7 +627,7 @@ class VectorStore:
         if self._client is not None:
             try:
                 self._client.close()
-            except Exception:  # noqa: BLE001 - a dead server must not make close() fail
+            except Exception:  # a dead server must not make close() fail
                 logger.debug("closing the Chroma client of %s failed", self.location, exc_info=True)
         self._collection = None
         self._client = None

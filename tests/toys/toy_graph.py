@@ -38,7 +38,7 @@ def load_toy(pairs: list[tuple[str, str]], *, name: str = "Toy associations") ->
     return KnowledgeGraph(nodes=nodes, edges=edges, report=report, name=name, version="0", schema=TOY_SCHEMA)
 
 
-def _load(data, *, name="", release="", options=None, progress=True):  # noqa: ANN001, ANN202 - the loader protocol
+def _load(data, *, name="", release="", options=None, progress=True):
     return load_toy(data, name=name or "Toy associations")
 
 

@@ -548,7 +548,7 @@ class GraphPanel:
             refit(self.cytoscape)
 
 
-def _close_graph(widget) -> None:  # noqa: ANN001
+def _close_graph(widget) -> None:
     """Close an ipycytoscape widget and its node/edge models (they are widgets too)."""
     for element in [*widget.graph.nodes, *widget.graph.edges]:
         element.close()

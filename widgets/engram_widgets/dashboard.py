@@ -146,7 +146,7 @@ class Dashboard:
             self._build_tabs()
             self._show_state()
             self.timings["ready"] = time.perf_counter() - started
-        except Exception as exc:  # noqa: BLE001 - a thread must show, not swallow, an unexpected failure
+        except Exception as exc:  # a thread must show, not swallow, an unexpected failure
             log.exception("dashboard failed to load")
             self.error = f"{type(exc).__name__}: {exc}"
             self.status.value = f"<b style='color:#c62828'>The dashboard failed to load: {_e(self.error)}</b>"
@@ -158,7 +158,7 @@ class Dashboard:
             threading.Thread(target=self._retry_lock, name="engram-dashboard-lock", daemon=True).start()
         try:
             self.timings["warmup"] = self.assistant.warm_up()
-        except Exception:  # noqa: BLE001 - the workspace may be swapped (lock retry) under a running warm-up
+        except Exception:  # the workspace may be swapped (lock retry) under a running warm-up
             log.warning("warm-up interrupted", exc_info=True)
 
     def _wait_for_a_free_slot(self) -> None:

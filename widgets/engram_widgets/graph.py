@@ -98,7 +98,7 @@ def cytoscape_style() -> list[dict[str, Any]]:
 
 
 def graph_widget(elements: dict[str, list[dict[str, Any]]], *, height: str = "460px",
-                 layout: dict[str, Any] | None = None):  # noqa: ANN201 - ipycytoscape.CytoscapeWidget
+                 layout: dict[str, Any] | None = None):  # ipycytoscape.CytoscapeWidget
     """An ipycytoscape widget of Cytoscape.js elements (``AnswerGraph.to_cytoscape()``), engram-styled.
 
     Parallel edges are kept (``multiple_edges=True``); ``classes`` of the elements select the seed and
@@ -126,7 +126,7 @@ def graph_widget(elements: dict[str, list[dict[str, Any]]], *, height: str = "46
     return widget
 
 
-def wheel_zoom_after_click(widget) -> None:  # noqa: ANN001 - ipycytoscape.CytoscapeWidget
+def wheel_zoom_after_click(widget) -> None:  # ipycytoscape.CytoscapeWidget
     """Enable mouse-wheel zoom once the reader clicks a node or edge of ``widget`` (before that the wheel
     scrolls the notebook or page). The dashboard's page script also enables it on a click on the background."""
     def enable(_event: dict[str, Any]) -> None:
@@ -136,7 +136,7 @@ def wheel_zoom_after_click(widget) -> None:  # noqa: ANN001 - ipycytoscape.Cytos
     widget.on("edge", "click", enable)
 
 
-def label_edges_on_hover(widget) -> None:  # noqa: ANN001 - ipycytoscape.CytoscapeWidget
+def label_edges_on_hover(widget) -> None:  # ipycytoscape.CytoscapeWidget
     """Show an edge's relation name while the pointer is over it (graphs with many edges draw none)."""
     def mark(event: dict[str, Any], on: bool) -> None:
         edge_id = event.get("data", {}).get("id")
@@ -152,7 +152,7 @@ def label_edges_on_hover(widget) -> None:  # noqa: ANN001 - ipycytoscape.Cytosca
         widget.on("edge", "mouseout", lambda e: mark(e, False))
 
 
-def refit(widget) -> None:  # noqa: ANN001 - ipycytoscape.CytoscapeWidget
+def refit(widget) -> None:  # ipycytoscape.CytoscapeWidget
     """Re-measure the widget's box and re-run its layout (after it was shown in a hidden tab).
 
     ipycytoscape re-measures and fits on a change of ``layout.height``; the 1 px nudge triggers that, then
@@ -184,7 +184,7 @@ def refit_on_select(container: widgets.Tab | widgets.Accordion, graphs: dict[int
     container.observe(on_select, names="selected_index")
 
 
-def set_highlight(widget, node_ids: set[str], *, edges: bool = True) -> int:  # noqa: ANN001
+def set_highlight(widget, node_ids: set[str], *, edges: bool = True) -> int:
     """Highlight the given nodes (and edges among them), dim the rest; an empty set clears. Returns the
     number of nodes highlighted."""
     active = bool(node_ids)
@@ -226,14 +226,14 @@ def legend_html(kinds: list[str] | None = None, *, heat: bool = True, provenance
     return f'<div class="engram-legend" style="font-size:12px;line-height:1.8">{"<br>".join(parts)}</div>'
 
 
-def subgraph_view(result: RetrievalResult, *, max_nodes: int = 60, height: str = "420px"):  # noqa: ANN201
+def subgraph_view(result: RetrievalResult, *, max_nodes: int = 60, height: str = "420px"):
     """An ipycytoscape widget of a result's PPR subgraph (no store needed; see ``Workspace.answer_graph``
     for the richer graph with literature edges): colour = kind, border = PPR heat, seeds outlined."""
     graph = build_answer_graph(result, None, max_nodes=max_nodes)
     return graph_widget(graph.to_cytoscape(), height=height)
 
 
-def draw_subgraph(result: RetrievalResult, *, max_nodes: int = 40, ax=None, seed: int = 7):  # noqa: ANN001, ANN201
+def draw_subgraph(result: RetrievalResult, *, max_nodes: int = 40, ax=None, seed: int = 7):
     """A static matplotlib drawing of the subgraph on ``ax`` (works headless; same colours as the widget).
 
     To write a file instead, use :func:`engram_kit.exports.render_graph`.

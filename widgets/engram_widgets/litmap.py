@@ -100,7 +100,7 @@ def community_legend_html(structure: MapStructure, elements: dict[str, list[dict
             f"<b>Communities</b> (colour; size = betweenness; orange edge = new in literature): {' '.join(items)}</div>")
 
 
-def litmap_view(graph: nx.Graph, structure: MapStructure, *, max_nodes: int = 80, height: str = "480px"):  # noqa: ANN201
+def litmap_view(graph: nx.Graph, structure: MapStructure, *, max_nodes: int = 80, height: str = "480px"):
     """An ipywidgets ``VBox``: the map (colour = community, size = betweenness) and an evidence panel.
 
     Click an edge to list its evidence sentences (typed-pattern sentences first) with document id and

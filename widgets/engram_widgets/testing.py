@@ -82,7 +82,7 @@ class VoilaServer:
     def __enter__(self) -> VoilaServer:
         command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb, token=self.token,
                                 pool_size=self.pool_size) + list(self.extra_args)
-        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
         self.process = subprocess.Popen(command, env=voila_environment(self.workspace), stdout=self._log,
                                         stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_timeout

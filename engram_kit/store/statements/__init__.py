@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import importlib
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
@@ -328,7 +329,7 @@ def pack_named(name: str) -> StatementPack:
     """A statement pack by dialect name (a module ``engram_kit.store.statements.<name>`` defining ``PACK``) or by
     import path ``"module:attribute"`` (an outside backend's pack).
 
-    For the command line (``python -m engram_kit.store.cypher --dump neo4j``) and the deprecated
+    For the command line (``python -m engram_kit.store.statements --dump neo4j``) and the deprecated
     :func:`engram_kit.store.cypher.statement`; code holding a store uses ``store.statements``.
 
     Raises
@@ -345,3 +346,34 @@ def pack_named(name: str) -> StatementPack:
         raise QueryError(f"No statement pack {name!r}: give a dialect with a module {__name__}.<name> defining "
                          f"PACK (ladybug, neo4j) or an import path 'module:attribute' of a StatementPack.")
     return pack
+
+
+# --- deprecated: statements by dialect name (use the store's pack: ``store.statements``) --------------------------
+def statement(name: str, dialect: str | StatementPack, *, schema: GraphSchema | None = None,
+              **identifiers: str) -> str:
+    """Deprecated: ``pack.statement(name, schema=..., **identifiers)`` of the pack ``dialect`` names.
+
+    ``dialect`` is a pack (``store.statements``) or a name :func:`~engram_kit.store.statements.pack_named` resolves
+    (``"ladybug"``, ``"neo4j"``, ``"module:attribute"``).
+
+    Raises
+    ------
+    QueryError
+        For an unknown pack or statement name.
+    DataError
+        If an identifier is not part of the schema.
+    """
+    warnings.warn("engram_kit.store.cypher.statement(name, dialect) (now engram_kit.store.statement) is deprecated; ask the store's pack: "
+                  "store.statements.statement(name, schema=...).", DeprecationWarning, stacklevel=2)
+    return _pack(dialect).statement(name, schema=schema, **identifiers)
+
+
+def schema_statements(dialect: str | StatementPack = "ladybug", schema: GraphSchema | None = None) -> list[str]:
+    """Deprecated: ``pack.schema_statements(schema)`` of the pack ``dialect`` names (see :func:`statement`)."""
+    warnings.warn("engram_kit.store.cypher.schema_statements(dialect) is deprecated; ask the store's pack: "
+                  "store.statements.schema_statements(schema).", DeprecationWarning, stacklevel=2)
+    return _pack(dialect).schema_statements(schema)
+
+
+def _pack(dialect: str | StatementPack) -> StatementPack:
+    return dialect if isinstance(dialect, StatementPack) else pack_named(dialect)

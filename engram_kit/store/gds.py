@@ -46,19 +46,21 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from engram_kit.errors import BackendUnavailableError, DataError, QueryError
-from engram_kit.retrieval.graph_index import GraphIndex
-from engram_kit.retrieval.ppr import PPRResult, personalization_vector
 from engram_kit.settings import Settings
 from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.cypher import DOMAIN_LABELS
 from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 from engram_kit.store.csr import CSRGraph
+from engram_kit.store.ppr_engine import PPRResult, personalization_vector
+
+if TYPE_CHECKING:
+    from engram_kit.retrieval.graph_index import GraphIndex
 
 logger = logging.getLogger(__name__)
 
