@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join([
         f"# Neo4j bulk load: UNWIND vs LOAD CSV vs neo4j-admin import (commit {_commit()})", "",
         f"Graph: full shared Hetionet + the 6,107 shared abstracts ({n_rows:,} rows: {n_nodes:,} nodes + "
-        f"relationships; {megabytes:.1f} MB as neo4j-admin CSV, the MB/s numerator for every path). Server: "
+        f"{n_rows - n_nodes:,} relationships; {megabytes:.1f} MB as neo4j-admin CSV, the MB/s numerator for every path). Server: "
         "scripts/neo4j.sh (Neo4j 5.26.8 harness, heap 2 GB, page cache 768 MB, -XX:+UseSerialGC), fresh for each "
         "path. Machine: 2 cores, shared with other jobs; load average (1/5/15 min) at the start "
         f"{' / '.join(f'{x:.1f}' for x in load_start)}, at the end {' / '.join(f'{x:.1f}' for x in load_end)}.",
