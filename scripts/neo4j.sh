@@ -12,6 +12,13 @@
 #        database directory and the state files. Idempotent.
 # status prints the URI and exits 0 when running, exits 3 when not.
 # env    prints the state file (for `eval "$(scripts/neo4j.sh env)"`).
+# admin ARGS...  runs neo4j-admin (org.neo4j.cli.AdminTool from the same Maven artifacts; the harness ships no
+#        neo4j-admin script) with NEO4J_HOME=$STATE/admin-home, e.g. `admin database import full --nodes=... neo4j`.
+# import DIR     neo4j-admin's offline bulk import of the CSVs `engram export --neo4j-admin-csv DIR` wrote: stops
+#        the server (keeping its password), runs DIR/import.sh's command into a fresh $STATE/admin-home, then starts
+#        the server on a copy of that store. Prints IMPORT_S=<seconds of neo4j-admin> and the new NEO4J_URI.
+# The running server reads LOAD CSV files (file:///name.csv) from $NEO4J_IMPORT_DIR (default $STATE/import;
+# written to the state file).
 # Settings (environment): NEO4J_STATE_DIR (default <repo>/.neo4j), NEO4J_HEAP (JVM -Xmx, default 1g),
 # NEO4J_PAGECACHE_MB (default 256), NEO4J_JAVA_OPTS (default -XX:+UseSerialGC: fewest threads on a shared machine), NEO4J_START_TIMEOUT (s, default 900: a loaded 2-core machine took 140 s).
 # Needs java (17+) and mvn on PATH; exits 4 with the reason when they are missing.
@@ -25,6 +32,8 @@ READY_FILE="$STATE/ready"
 LOG_FILE="$STATE/neo4j.log"
 HEAP="${NEO4J_HEAP:-1g}"
 START_TIMEOUT="${NEO4J_START_TIMEOUT:-900}"
+IMPORT_DIR="${NEO4J_IMPORT_DIR:-$STATE/import}"
+ADMIN_HOME="$STATE/admin-home"
 STOP_TIMEOUT="${NEO4J_STOP_TIMEOUT:-60}"
 
 die() { echo "neo4j.sh: $*" >&2; exit "${2:-1}"; }
@@ -91,9 +100,10 @@ start() {
   local port
   port="$(free_port)"
   rm -f "$READY_FILE" "$ENV_FILE"
+  mkdir -p "$IMPORT_DIR"
   # setsid: the server gets its own process group, so stopping it never signals the caller (pytest, CI).
   # shellcheck disable=SC2086  # NEO4J_JAVA_OPTS is a list of options
-  NEO4J_PASSWORD="$password" setsid java "-Xmx$HEAP" ${NEO4J_JAVA_OPTS:--XX:+UseSerialGC} \
+  NEO4J_PASSWORD="$password" NEO4J_IMPORT_DIR="$IMPORT_DIR" NEO4J_COPY_FROM="${COPY_FROM:-}" setsid java "-Xmx$HEAP" ${NEO4J_JAVA_OPTS:--XX:+UseSerialGC} \
     -cp "$PROJECT/target/classes:$(cat "$PROJECT/target/classpath.txt")" \
     engram.Launcher "$STATE/work" "$port" "$PROJECT/target/plugins" "$READY_FILE" \
     > "$LOG_FILE" 2>&1 < /dev/null &
@@ -138,7 +148,40 @@ stop_quietly() {
     fi
   fi
   rm -rf "$STATE/work"
+  [ -n "${COPY_FROM:-}" ] || rm -rf "$ADMIN_HOME"
+  [ -n "${KEEP_IMPORT_DIR:-}" ] || rm -rf "$IMPORT_DIR"
   rm -f "$PID_FILE" "$READY_FILE" "$ENV_FILE" "$READY_FILE.tmp"
+}
+
+admin() {
+  need_tools
+  build
+  mkdir -p "$ADMIN_HOME/conf" "$ADMIN_HOME/data" "$ADMIN_HOME/logs"
+  touch "$ADMIN_HOME/conf/neo4j.conf"
+  # shellcheck disable=SC2086  # NEO4J_JAVA_OPTS is a list of options
+  NEO4J_HOME="$ADMIN_HOME" NEO4J_CONF="$ADMIN_HOME/conf" java "-Xmx$HEAP" ${NEO4J_JAVA_OPTS:--XX:+UseSerialGC} \
+    -cp "$PROJECT/target/classes:$(cat "$PROJECT/target/classpath.txt")" org.neo4j.cli.AdminTool "$@"
+}
+
+import_csv() {
+  local dir="${1:-}"
+  [ -n "$dir" ] && [ -f "$dir/import.sh" ] || die "usage: scripts/neo4j.sh import DIR (a folder written by engram export --neo4j-admin-csv, with import.sh)" 2
+  dir="$(cd "$dir" && pwd)"
+  local command
+  command="$(grep -E '^neo4j-admin ' "$dir/import.sh")" || die "$dir/import.sh has no neo4j-admin command line"
+  if [ -z "${NEO4J_PASSWORD:-}" ] && [ -f "$ENV_FILE" ]; then
+    NEO4J_PASSWORD="$(sed -n 's/^NEO4J_PASSWORD=//p' "$ENV_FILE")"
+    export NEO4J_PASSWORD
+  fi
+  stop_quietly
+  local t0
+  t0="$(date +%s.%N)"
+  # The generated command names its files relative to DIR; ours replaces the neo4j-admin script by AdminTool.
+  # shellcheck disable=SC2086  # the command line is the export's own shell-quoted arguments
+  (cd "$dir" && eval "admin ${command#neo4j-admin }") >&2 || die "neo4j-admin database import failed (output above)"
+  echo "IMPORT_S=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$t0" "$(date +%s.%N)")"
+  COPY_FROM="$ADMIN_HOME" start
+  rm -rf "$ADMIN_HOME"
 }
 
 case "${1:-}" in
@@ -151,6 +194,8 @@ case "${1:-}" in
       echo "neo4j.sh: not running"
       exit 3
     fi ;;
+  admin) shift; admin "$@" ;;
+  import) shift; import_csv "$@" ;;
   env) [ -f "$ENV_FILE" ] || die "not running (no $ENV_FILE)" 3; sed 's/^/export /' "$ENV_FILE" ;;
-  *) die "usage: scripts/neo4j.sh start|stop|status|env" 2 ;;
+  *) die "usage: scripts/neo4j.sh start|stop|status|env|admin ARGS...|import DIR" 2 ;;
 esac

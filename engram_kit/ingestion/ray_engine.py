@@ -6,7 +6,8 @@ end) and on a Ray cluster (``address="auto"`` or ``ray://head:10001``; see ``doc
 
 Pipeline
 --------
-1. **Read** (Ray tasks, one per input file): PubMed baseline/update XML (``pubmedNNnNNNN.xml.gz``), JSON
+1. **Read** (Ray tasks, one per input file; in the driver on a local Ray when the files total at most
+   :data:`DRIVER_READ_BYTES`): PubMed baseline/update XML (``pubmedNNnNNNN.xml.gz``), JSON
    Lines or MEDLINE files, read by :func:`~engram_kit.ingestion.pubmed.read_pubmed` (streaming). Each file's
    records (a PMID listed twice kept once, as :func:`~engram_kit.ingestion.pubmed.unique_records`) are cut
    into shards of ``Settings.batch_size`` records, the local path's batches; records whose PMID is stored
@@ -66,6 +67,9 @@ WORKER_ENV: tuple[str, ...] = ("PYTHONPATH", "ENGRAM_MODEL_CACHE", "ENGRAM_DATA"
 LOCAL_ACTOR_CPUS = 0.5
 #: Logical CPUs of a read task (parsing a file is light next to the map).
 READ_CPUS = 0.25
+#: On a local Ray, input files of at most this many bytes in all are read in the driver (no read tasks); larger
+#: inputs, and every input on a cluster, are read by Ray tasks so that no process holds them all.
+DRIVER_READ_BYTES = 256 * 2**20
 
 
 def _ray() -> Any:
@@ -290,10 +294,13 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
     env = {k: os.environ[k] for k in WORKER_ENV if k in os.environ}
     if not ray.is_initialized():
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False,
-                                      runtime_env={"env_vars": env})
+        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
         if address is None:
+            # A local Ray's raylet and workers are this process's children and inherit its environment; a job
+            # runtime_env would only keep the actors off the workers Ray pre-started (a runtime env must match).
             kwargs["num_cpus"] = cores
+        else:
+            kwargs["runtime_env"] = {"env_vars": env}
         _init_with_retry(ray, address, kwargs)
         started = True
     run.ray_start_s = time.perf_counter() - t0
@@ -307,12 +314,24 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
         ctx.print_on_execution_start = False
         known = _known_hashes(ws)
         t1 = time.perf_counter()
-        ds = ray.data.from_items([{"path": str(p), "key": k} for p, k in files], override_num_blocks=len(files))
-        ds = ds.flat_map(read_shards, fn_kwargs={"root": str(root), "batch_size": ws.settings.batch_size,
-                                                 "known": known, "skip_bad": skip_bad}, num_cpus=READ_CPUS)
-        # One block per shard: a file's shards leave its read task as one block, which one actor would then
-        # map alone. Streaming repartition (no shuffle) splits it as it arrives.
-        ds = ds.repartition(target_num_rows_per_block=1)
+        read_kwargs: dict[str, Any] = {"root": str(root), "batch_size": ws.settings.batch_size, "known": known,
+                       "skip_bad": skip_bad}
+        if local and sum(p.stat().st_size for p, _ in files) <= DRIVER_READ_BYTES:
+            # Small input on one machine: read here (under a second for the 6,107 shared abstracts) rather than
+            # in a Ray task, which costs one more worker process importing the ingestion code, and a
+            # repartition stage, on the cores the actors need.
+            shard_rows = [row for p, k in files for row in read_shards({"path": str(p), "key": k}, **read_kwargs)]
+            if not shard_rows:
+                _mark_done(root, files)
+                run.map_s = time.perf_counter() - t1
+                return
+            ds = ray.data.from_items(shard_rows, override_num_blocks=len(shard_rows))  # one block per shard
+        else:
+            ds = ray.data.from_items([{"path": str(p), "key": k} for p, k in files], override_num_blocks=len(files))
+            ds = ds.flat_map(read_shards, fn_kwargs=read_kwargs, num_cpus=READ_CPUS)
+            # One block per shard: a file's shards leave its read task as one block, which one actor would then
+            # map alone. Streaming repartition (no shuffle) splits it as it arrives.
+            ds = ds.repartition(target_num_rows_per_block=1)
         ds = ds.map_batches(PrepareActor, batch_size=1, batch_format="numpy",
                             fn_constructor_kwargs={"workspace": str(ws.path), "opener": type(ws).open,
                                                    "settings": ws.settings.to_dict(),
@@ -336,13 +355,18 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
         run.map_s = time.perf_counter() - t1
         run.actor_cpu_s = sum(cpu.values())
         run.actor_peak_rss_mb, run.actors_rss_mb = max(rss.values(), default=0.0), sum(rss.values())
-        for _, key in files:
-            folder = root / key
-            count = sum(1 for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else 0
-            shardlib.mark_file_done(root, key, count, -1)
+        _mark_done(root, files)
     finally:
         if started:
             ray.shutdown()
+
+
+def _mark_done(root: Path, files: list[tuple[Path, str]]) -> None:
+    """Mark each input file's shard set finished (re-running it maps nothing)."""
+    for _, key in files:
+        folder = root / key
+        count = sum(1 for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else 0
+        shardlib.mark_file_done(root, key, count, -1)
 
 
 #: Attempts of ``ray.init``: Ray waits a fixed 30 s for its raylet to register, which a loaded machine missed

@@ -312,9 +312,13 @@ def export_neo4j_admin_csv(store: GraphStore, directory: str | Path, *, database
 
 
 def admin_import_command(report: ExportReport, database: str = "neo4j") -> str:
-    """The ``neo4j-admin database import full`` command for the files of ``report`` (empty files skipped)."""
-    parts = ["neo4j-admin", "database", "import", "full", "--multiline-fields=true", "--overwrite-destination=true"]
+    """The ``neo4j-admin database import full`` command for the files of ``report`` (empty files skipped).
+
+    The database name comes right after ``full``: ``--nodes`` and ``--relationships`` take one or more files, so a
+    name after the last of them was read as one more file ("File 'neo4j' doesn't exist", seen with 5.26.8).
+    """
+    parts = ["neo4j-admin", "database", "import", "full", database, "--multiline-fields=true",
+             "--overwrite-destination=true"]
     parts += [f"--nodes={f}" for f, n in report.node_files.values() if n]
     parts += [f"--relationships={f}" for f, n in report.relationship_files.values() if n]
-    parts.append(database)
     return " ".join(shlex.quote(p) for p in parts)

@@ -13,6 +13,7 @@ import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.harness.Neo4j;
+import org.neo4j.harness.Neo4jBuilder;
 import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.io.ByteUnit;
 
@@ -25,6 +26,11 @@ import org.neo4j.io.ByteUnit;
  * environment variable {@code NEO4J_PASSWORD} (at least 8 characters, Neo4j's minimum) so it never appears in a
  * process listing. When the DBMS answers, {@code readyFile} is written atomically with the Bolt URI, the startup
  * time in seconds and the GDS version; scripts/neo4j.sh waits for that file.
+ *
+ * <p>Optional environment: {@code NEO4J_IMPORT_DIR}, the folder {@code LOAD CSV} reads {@code file:///} URLs
+ * from ({@code server.directories.import}; written to the ready file so clients know where to put files);
+ * {@code NEO4J_COPY_FROM}, a Neo4j home whose {@code data/} folder (e.g. one {@code neo4j-admin database import}
+ * wrote) is copied into the new DBMS before it starts, so the server opens that store.
  */
 public final class Launcher {
     private Launcher() {}
@@ -45,7 +51,18 @@ public final class Launcher {
         }
         long pageCacheMb = Long.parseLong(System.getenv().getOrDefault("NEO4J_PAGECACHE_MB", "256"));
         long t0 = System.nanoTime();
-        Neo4j neo4j = Neo4jBuilders.newInProcessBuilder(workDir)
+        String importDir = System.getenv("NEO4J_IMPORT_DIR");
+        String copyFrom = System.getenv("NEO4J_COPY_FROM");
+        Neo4jBuilder builder = Neo4jBuilders.newInProcessBuilder(workDir);
+        if (copyFrom != null && !copyFrom.isEmpty()) {
+            builder = builder.copyFrom(Path.of(copyFrom));
+        }
+        if (importDir != null && !importDir.isEmpty()) {
+            builder = builder.withConfig(GraphDatabaseSettings.load_csv_file_url_root, Path.of(importDir).toAbsolutePath())
+                    // A backslash is text, as in neo4j-admin import (pandas doubles quotes; it never escapes them)
+                    .withConfig(GraphDatabaseSettings.csv_legacy_quote_escaping, false);
+        }
+        Neo4j neo4j = builder
                 .withDisabledServer() // no HTTP connector: the Python driver speaks Bolt only
                 .withConfig(BoltConnector.enabled, true)
                 .withConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
@@ -67,7 +84,8 @@ public final class Launcher {
                 "RETURN gds.version() AS version", Map.of(), result -> String.valueOf(result.next().get("version")));
         double seconds = (System.nanoTime() - t0) / 1e9;
         writeAtomically(readyFile, String.format(
-                "NEO4J_URI=bolt://127.0.0.1:%d%nNEO4J_STARTUP_S=%.2f%nNEO4J_GDS_VERSION=%s%n", port, seconds, gdsVersion));
+                "NEO4J_URI=bolt://127.0.0.1:%d%nNEO4J_STARTUP_S=%.2f%nNEO4J_GDS_VERSION=%s%nNEO4J_IMPORT_DIR=%s%n", port,
+                seconds, gdsVersion, importDir == null ? "" : importDir));
         System.out.printf("engram neo4j: bolt://127.0.0.1:%d up in %.2f s, GDS %s%n", port, seconds, gdsVersion);
         System.out.flush();
         stopped.await();
