@@ -22,7 +22,7 @@ import pytest
 from tests.test_neo4j_live import ROOT, SERVER_ENV, _read_env_file, _wipe, neo4j_server  # noqa: F401 (fixture)
 
 
-def _config(env: dict[str, str]):  # noqa: ANN202
+def _config(env: dict[str, str]):
     from engram_kit.store.neo4j import Neo4jConfig
 
     return Neo4jConfig(uri=env["NEO4J_URI"], user=env.get("NEO4J_USER", "neo4j"),
@@ -30,7 +30,7 @@ def _config(env: dict[str, str]):  # noqa: ANN202
                        projection_name="engram_bulk_test")
 
 
-def _sample_values(store) -> dict[str, object]:  # noqa: ANN001
+def _sample_values(store) -> dict[str, object]:
     """A few typed values that must survive every path: an int, a float, a text with a line break or quote."""
     one = store.query("MATCH (a:Article) WHERE a.year IS NOT NULL RETURN a.id AS id, a.year AS year "
                       "ORDER BY a.id LIMIT 1")
