@@ -45,7 +45,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -154,7 +154,7 @@ class Candidate:
     parts: int = 0                  # occurrences inside a longer chunk
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
-    fact_rank: int = 1 << 30        # order among the graph facts (ranked by evidence, literature, degree)
+    fact_rank: int = 1 << 30        # position in the facts' ranked items (FactsResult.items), as given
 
     @property
     def text(self) -> str:
@@ -403,24 +403,17 @@ class ExactAnswerer:
         return pick.sort_values("confidence", ascending=False).iloc[0]
 
     def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:  # noqa: ANN401
-        targets: dict[str, list[Citation]] = defaultdict(list)
-        for claim in getattr(facts, "claims", []):
-            for cite in claim.citations:
-                if cite.kind != "edge":
-                    continue
-                source, _, rest = cite.ref.partition(" -[")
-                target = rest.partition("]-> ")[2]
-                for node in (source, target):
-                    if node and node not in question_ids:
-                        targets[node].append(cite)
-                        break
-        if not targets or self.store is None:
-            return
-        names = dict(zip(*(self.store.get_nodes(list(targets))[c] for c in ("id", "name"))))
-        for rank, (node, cites) in enumerate(targets.items()):
-            cand = out.setdefault(node, Candidate(node, node, str(names.get(node, node.partition("::")[2])),
-                                                  _kind_of(node.partition("::")[0])))
-            cand.node_name = cand.node_name or str(names.get(node, ""))
+        """The listed targets of the facts (:attr:`FactsResult.items` in the facts' own order: evidence, passages
+        mentioning the item, degree; :mod:`engram_kit.answering.facts`), each citing its claim's edges. The
+        facts' order is taken as it is (``fact_rank``), not derived again."""
+        items = getattr(facts, "items", None) or []
+        for rank, (item, claim) in enumerate(zip(items, getattr(facts, "claims", []))):
+            cites = [c for c in claim.citations if c.kind == "edge"]
+            if not cites or item.node_id in question_ids:
+                continue
+            cand = out.setdefault(item.node_id, Candidate(item.node_id, item.node_id, item.name,
+                                                          _kind_of(item.node_id.partition("::")[0])))
+            cand.node_name = cand.node_name or item.name
             cand.edge_citations = list(dict.fromkeys(cites))
             cand.fact_rank = min(cand.fact_rank, rank)
 
