@@ -24,8 +24,9 @@ an unlinked phrase's a cheap guess from its form, :func:`guess_type`), ``graph_f
 asked relation's facts), ``graph_edge`` (a graph edge joins it to a question entity), ``stored`` (a phrase
 stored at ingestion, not only a chunk), ``linked`` (it links to a node), ``whole_chunk`` (share of its
 occurrences that are a whole chunk), ``generic`` (only general words, :data:`GENERIC`), ``name_form`` (capitals
-or digits inside: a symbol or a name), ``length`` (tokens / 4) and ``contained`` (a part of a longer candidate
-found in at least half as many passages). Score = logistic of the
+or digits inside: a symbol or a name), ``length`` (tokens / 4), ``contained`` (a part of a longer candidate
+found in at least half as many passages) and ``listed`` (sentences naming it as a member of a coordination, "A,
+B and C", :func:`coordination_members`, / 2, capped at 1). Score = logistic of the
 weighted sum (weights in ``exact_weights.json``: hand-set, and logistic regression fitted on the BioASQ 12b dev
 split by ``benchmarks/quality/bioasq_answers_train.py``), in [0, 1]. The graph features (facts candidates, type
 from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) can be switched off as a group
@@ -33,8 +34,8 @@ from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) c
 
 Factoid: the top ``Settings.exact_factoid_max``; list: the items scoring at least ``Settings.exact_list_cutoff``
 (at most ``Settings.exact_list_max``; the best one always, when any). When the graph itself answers (facts of the
-asked relation, or of the profile's fallback, from a question entity: :func:`graph_answers`), the fact targets are
-listed whatever their score, ranked by it, and a candidate outside them must be a node of the expected kind that
+asked relation, or of the profile's fallback, from a question entity: :func:`graph_answers`) and the passages
+do not answer themselves (:func:`literature_answers`), the fact targets are listed whatever their score, ranked by it, and a candidate outside them must be a node of the expected kind that
 shares a sentence with a question entity (:func:`literature_backed`); yes/no: :mod:`engram_kit.answering.yesno`;
 summary: no exact items. Every item cites the sentences that name it beside a question term (else the sentences
 naming it) and/or the fact edges; an item with neither is never produced.
@@ -62,13 +63,13 @@ from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts
 
-__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "graph_answers", "guess_type",
-           "literature_backed", "load_weights"]
+__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "abbreviations", "graph_answers",
+           "guess_type", "literature_answers", "literature_backed", "load_weights"]
 
 #: Scorer features, in the order of the weight vectors.
 FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
                              "type_mismatch", "graph_fact", "graph_edge", "stored", "linked", "whole_chunk",
-                             "generic", "name_form", "length", "contained")
+                             "generic", "name_form", "length", "contained", "listed")
 #: The features that read the graph (off together with ``graph=False``).
 GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge", "linked"})
 WEIGHTS_FILE = Path(__file__).with_name("exact_weights.json")
@@ -154,6 +155,7 @@ class Candidate:
     parts: int = 0                  # occurrences inside a longer chunk
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
+    listed: int = 0                 # sentences where it is a member of a coordination ("A, B and C")
     fact_rank: int = 1 << 30        # position in the facts' ranked items (FactsResult.items), as given
 
     @property
@@ -188,6 +190,7 @@ showed shown show shows found find reported report reports suggest suggests sugg
 demonstrated indicate indicates indicated observed associated compared increased decreased reduced improved
 caused causes cause induced leads led treated using based being become became remains remain remained
 significantly often usually commonly frequently mainly mostly respectively currently recently here we our
+plus versus vs
 us they them he she his her you your one two three four five six seven eight nine ten""".split())
 #: Nouns too general to be an answer on their own (a general list, not drawn from any benchmark question).
 GENERIC = frozenset("""patient patients study studies trial trials treatment treatments therapy therapies result
@@ -199,7 +202,10 @@ activity function functions mechanism mechanisms development management diagnosi
 potential important novel new high low higher lower first second most more less several many various
 different present current previous total mean median ratio dose doses cohort control controls individuals
 people subjects adults children women men age sample samples number type types form forms part parts
-area areas need process approach system systems condition conditions""".split())
+area areas need process approach system systems condition conditions mutation mutations symptom symptoms
+inhibitor inhibitors cancer cancers tumor tumors tumour tumours carcinoma carcinomas neoplasm neoplasms
+complication complications sign signs compound compounds medication medications receptor receptors
+infection infections tissue tissues""".split())
 _TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:['\u2019]s\b)?(?:[./+][\w\-]+)*")
 _STOP = frozenset("""a an the of in on for to and or with by from at as is are was were be been being what which who whom
 whose when where why how does do did can could should would will may might must has have had this that these those
@@ -224,7 +230,8 @@ def chunks(sentence: str, max_tokens: int = 6) -> list[list[str]]:
     for m in _TOKEN.finditer(sentence):
         gap = sentence[last_end:m.start()]
         word = m.group(0).rstrip(".")
-        lower = word.lower()
+        # a capital letter after a name is part of it ("hemophilia A", "vitamin D"), not the article
+        lower = word if (len(word) == 1 and word.isupper() and current) else word.lower()
         if (current and re.search(r"[,;:()\[\]\"]|\.\s", gap)) or lower in _STOP or lower in _BREAK:
             if current:
                 out.append(current)
@@ -289,6 +296,8 @@ class ExactAnswerer:
         # equal scores: the facts' own order (evidence, passages mentioning the item, degree), never name alone
         candidates.sort(key=lambda c: (-c.score, c.fact_rank, -len(c.passages), c.text.lower()))
         graph_answered = self.graph and graph_answers(facts)
+        if graph_answered and literature_answers(candidates, self.settings.exact_list_cutoff):
+            graph_answered = False
         if graph_answered:
             # a literature-only item must also be of the kind the facts are ("Which diseases does rivastigmine
             # treat?" listed nausea and vomiting: the expected type "Disease" accepts side effects elsewhere)
@@ -322,17 +331,25 @@ class ExactAnswerer:
         """Every candidate of the passages (stored mentions, mutation and number patterns) and of the facts."""
         sentences = self._sentences(hits)
         question_ids = {e.node_id for e in result.entities}
-        q_norm = f" {_norm(result.question)} "
-        blocked = {_norm(t) for t in entity_terms}
+        q_norm = f" {_word_norm(result.question)} "
+        blocked = {_word_norm(t) for t in entity_terms}
+        alias: dict[str, str] = {}  # abbreviation -> its long form (normalised), from "long form (ABBR)"
+        for short, long_form in abbreviations([h.text for h in hits]).items():
+            ns, nl = _word_norm(short), _word_norm(long_form)
+            if nl in blocked or f" {nl} " in q_norm:
+                blocked.add(ns)  # a question entity's abbreviation ("OCD" for obsessive compulsive disorder)
+            else:
+                alias.setdefault(ns, nl)
         out: dict[str, Candidate] = {}
 
         def add(key: str, surface: str, pos: int, node_id: str | None = None, name: str = "", kind: str = "",
                 stored: bool = True) -> Candidate | None:
-            n = _norm(surface)
+            n = _word_norm(surface)
             if "\n" in surface or len(n.split()) > 6 or surface.count("(") != surface.count(")"):
                 return None  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
             if not n or n in blocked or f" {n} " in q_norm or n in _STOP or len(n) < 2:
                 return None
+            n = alias.get(n, n)  # an abbreviation joins its long form ("PRP" -> "platelet rich plasma")
             key = by_norm.get(n, key)  # one candidate per spelling: a chunk or pattern joins the stored phrase
             cand = out.setdefault(key, Candidate(key, node_id, name, kind))
             cand.surfaces[surface] += 1
@@ -372,6 +389,11 @@ class ExactAnswerer:
                                     cand.whole += 1
                                 else:
                                     cand.parts += 1
+                for member in coordination_members(sentence):
+                    n = alias.get(_word_norm(member), _word_norm(member))
+                    cand = out.get(by_norm.get(n, f"chunk:{_norm(member)}"))
+                    if cand is not None:
+                        cand.listed += 1
                 for m in MUTATION.finditer(sentence):
                     add(f"pattern:{m.group(0).lower()}", m.group(0), pos, kind="Mutation")
                 if expected_type(result.question) == "Number":
@@ -450,6 +472,7 @@ class ExactAnswerer:
             f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
             f["length"] = min(1.0, len(tokens) / 4)
             f["contained"] = float(c.key in contained)
+            f["listed"] = min(1.0, c.listed / 2)
             c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
             rows.append([c.features[k] for k in FEATURES])
         return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
@@ -526,6 +549,18 @@ def graph_answers(facts: Any) -> bool:  # noqa: ANN401 - FactsResult
                                      for c in claim.citations)
 
 
+def literature_answers(candidates: Sequence[Candidate], cutoff: float) -> bool:
+    """Whether the passages themselves answer: a candidate the facts do not hold scores at least ``cutoff``,
+    shares a sentence with a question entity and is not of another type than the one asked. Then the facts'
+    targets compete on score like any candidate instead of being listed whatever their score: on BioASQ 12b dev
+    (recent drugs, trials and symptoms Hetionet lacks) listing them first gave oracle list F1 0.270 against
+    0.309 with this test (own retrieval 0.232 -> 0.259), factoid MRR 0.342 -> 0.351 (0.315 -> 0.323); never
+    listing them first gave 0.326, but then the BACE1 list of the bundled sample (an unrelated UCHL1 gene list in
+    the top passages) would again lead with co-mentioned genes."""
+    return any(not c.edge_citations and c.score >= cutoff and c.features.get("entity_cooc", 0.0) > 0
+               and c.features.get("type_mismatch", 0.0) == 0 for c in candidates)
+
+
 def literature_backed(c: Candidate) -> bool:
     """Whether a candidate the graph facts do not hold may still join a graph-answered list: it must be a node
     of the expected kind and share a sentence with a question entity. Without this gate, when the graph lists
@@ -538,6 +573,31 @@ def literature_backed(c: Candidate) -> bool:
     Dropping, without the gate, every node of another kind than the one asked cost factoid MRR 0.342 -> 0.292 and
     was not kept."""
     return bool(c.node_id) and c.features.get("type_match", 0.0) > 0 and c.features.get("entity_cooc", 0.0) > 0
+
+
+_COORD_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|and/or)\s+|(?<=\w)/(?=\w)")
+
+
+def coordination_members(sentence: str) -> list[str]:
+    """The members of the coordinations in ``sentence`` ("A, B and C", "A or B", "A/B/C"): the chunk
+    (:func:`chunks`) next to each separator, for a clause holding at least two of them (a list of names, the
+    form a list answer takes in the literature).
+
+    >>> coordination_members("Trikafta combines elexacaftor, tezacaftor and ivacaftor.")
+    ['elexacaftor', 'tezacaftor', 'ivacaftor']
+    """
+    out: list[str] = []
+    for clause in re.split(r"[;:()\[\]]|\.\s", sentence):
+        pieces = [p for p in _COORD_SPLIT.split(clause) if p.strip()]
+        if len(pieces) < 2:
+            continue
+        members = [(found[-1] if i == 0 else found[0]) for i, piece in enumerate(pieces) if (found := chunks(piece))]
+        if len(members) < 2:
+            continue
+        # the first member as long as the longest other one ("Trikafta combines elexacaftor, ..." -> elexacaftor)
+        members[0] = members[0][-max(len(m) for m in members[1:]):]
+        out += [" ".join(m) for m in members if len(m) <= 4]
+    return out
 
 
 def _contained(candidates: Sequence[Candidate]) -> set[str]:
@@ -556,6 +616,54 @@ def _contained(candidates: Sequence[Candidate]) -> set[str]:
 def _norm(text: str) -> str:
     text = re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
     return re.sub(r"(?<=[a-z]{3})s$", "", text)
+
+
+def _word_norm(text: str) -> str:
+    """:func:`_norm` with the plural "s" dropped from every word, so "symptoms" in a question blocks the
+    candidate "symptom" and "mutations" the candidate "mutation"."""
+    return " ".join(re.sub(r"(?<=[a-z]{3})s$", "", w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+
+
+_ABBR = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,9})\s*\)")
+
+
+def abbreviations(texts: Iterable[str]) -> dict[str, str]:
+    """``{abbreviation: long form}`` defined in ``texts`` as "long form (ABBR)" (Schwartz & Hearst, PSB 2003:
+    the abbreviation's letters found in order in the words before it, its first letter starting a word; at most
+    ``min(len + 5, 2 len)`` words). An abbreviation needs a capital letter; the first definition wins.
+
+    >>> abbreviations(["Platelet-rich plasma (PRP) and bone marrow aspirate."])
+    {'PRP': 'Platelet-rich plasma'}
+    """
+    out: dict[str, str] = {}
+    for text in texts:
+        for m in _ABBR.finditer(text):
+            short = m.group(1)
+            if short in out or not any(ch.isupper() for ch in short) or not short[0].isalnum():
+                continue
+            before = re.split(r"[.;:()\[\]]", text[: m.start()])[-1]
+            words = before.split()[-min(len(short) + 5, 2 * len(short)):]
+            long_form = _long_form(short, " ".join(words))
+            if long_form and len(long_form) > len(short):
+                out[short] = long_form
+    return out
+
+
+def _long_form(short: str, text: str) -> str | None:
+    """The shortest end of ``text`` holding the letters of ``short`` in order, the first one starting a word."""
+    s, i = len(short) - 1, len(text) - 1
+    while s >= 0:
+        ch = short[s].lower()
+        if not ch.isalnum():
+            s -= 1
+            continue
+        while i >= 0 and (text[i].lower() != ch or (s == 0 and i > 0 and text[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return None
+        i -= 1
+        s -= 1
+    return text[i + 1:].strip() or None
 
 
 def _surface(text: str, name: str) -> str | None:
