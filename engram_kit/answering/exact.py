@@ -449,6 +449,7 @@ class ExactAnswerer:
         words = keywords(result.question, entity_terms)
         edge_nodes = self._edge_nodes(result, candidates) if self.graph else set()
         contained = _contained(candidates)
+        listing = question_type(result.question) == "list"  # a coordination marks list answers, not a factoid's
         rows = []
         for c in candidates:
             f: dict[str, float] = {}
@@ -472,7 +473,7 @@ class ExactAnswerer:
             f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
             f["length"] = min(1.0, len(tokens) / 4)
             f["contained"] = float(c.key in contained)
-            f["listed"] = min(1.0, c.listed / 2)
+            f["listed"] = min(1.0, c.listed / 2) if listing else 0.0
             c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
             rows.append([c.features[k] for k in FEATURES])
         return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
