@@ -58,7 +58,7 @@ import numpy as np
 from engram_kit.answering.qtype import expected_type, question_type
 from engram_kit.answering.support import names_any, names_term
 from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
-from engram_kit.answering.yesno import Evidence, decide, polarity
+from engram_kit.answering.yesno import Evidence, decide, evidence_weight, polarity
 from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts
@@ -518,29 +518,21 @@ class ExactAnswerer:
     def yes_no(self, result: RetrievalResult, hits: Sequence[PassageHit], entity_terms: Sequence[str]
                ) -> tuple[YesNo | None, tuple[Citation, ...]]:
         """The verdict of a yes/no question and the sentences it rests on (:mod:`engram_kit.answering.yesno`)."""
+        from engram_kit.answering.structure import relation_patterns
+
         words = keywords(result.question, entity_terms)
-        # names per question entity (mention and graph name): a sentence "names both" only when it names two
-        # different entities, not one entity twice
         per_entity = [[t for t in (e.mention, e.name) if t and len(t) >= 2] for e in result.entities]
-        together = len([terms for terms in per_entity if terms]) >= 2
-        evidence, weaker = [], []
+        relations = relation_patterns(result.question, result.entities)
+        evidence: list[Evidence] = []
+        weaker: list[Evidence] = []
         for i, (hit, sents) in enumerate(zip(hits, self._sentences(hits))):
             for s in sents:
-                named = sum(names_term(s, t) for t in entity_terms)
-                if together and sum(names_any(s, terms) for terms in per_entity) < 2:
-                    # a question about two entities ("Is type 2 diabetes a risk factor for Parkinson's disease?") is
-                    # decided only by sentences naming both: one naming either alone said "Yes." on the sample from
-                    # papers on sulphonylureas and on metformin and cancer, none mentioning Parkinson's disease
+                weight = evidence_weight(s, per_entity, words, relations)
+                if weight <= 0:
                     continue
-                share = sum(names_term(s, w) for w in words) / len(words) if words else 0.0
-                cite = Citation("passage", hit.passage_id, _label(hit))
-                if named == 0 and share < 0.5:
-                    if share >= 0.25:  # names a quarter of the question's words: evidence when nothing better is
-                        weaker.append(Evidence(s, cite, 0.5 / (1 + i), polarity(s)))
-                    continue
-                weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
-                evidence.append(Evidence(s, cite, weight, polarity(s)))
-        return decide(evidence or ([] if together else weaker), self.settings.yesno_no_share)
+                item = Evidence(s, Citation("passage", hit.passage_id, _label(hit)), weight / (1 + i), polarity(s))
+                (evidence if weight >= 1 else weaker).append(item)
+        return decide(evidence or weaker, self.settings.yesno_no_share)
 
 
 def graph_answers(facts: Any) -> bool:  # noqa: ANN401 - FactsResult

@@ -7,7 +7,7 @@ pieces they share:
 
 * :func:`detect_question_type` -- the question's type from the offline detector
   (:func:`engram_kit.answering.qtype.question_type`, :data:`QUESTION_TYPE_DETECTOR`), the same for every path.
-* :func:`question_terms`, :func:`defined_abbreviations`, :func:`relation_patterns`, :func:`supports_yes_no` -- the inputs of the shared support
+* :func:`question_terms`, :func:`defined_abbreviations`, :func:`relation_patterns` -- the inputs of the shared support
   rule (:func:`~engram_kit.answering.support.sentence_supports`) for a question's resolved entities.
 * :func:`headline` -- the first line a reader sees: the names, or yes / no / undecided, or why there is none.
 """
@@ -19,12 +19,11 @@ from collections.abc import Callable, Sequence
 
 from engram_kit.answering.intent import RELATION_WORDS, parse_intent
 from engram_kit.answering.qtype import question_type
-from engram_kit.answering.support import names_any, sentence_supports
 from engram_kit.answering.types import ExactAnswer, QuestionType, YesNo
 from engram_kit.retrieval.results import ResolvedEntity
 
 __all__ = ["QUESTION_TYPE_DETECTOR", "defined_abbreviations", "detect_question_type", "headline",
-           "question_terms", "relation_patterns", "supports_yes_no"]
+           "question_terms", "relation_patterns"]
 
 #: The detector every answering path calls (:func:`detect_question_type`): the offline detector of
 #: :mod:`engram_kit.answering.qtype`, the one the extractive composer uses, so every path types a question alike.
@@ -69,20 +68,6 @@ def relation_patterns(question: str, entities: Sequence[ResolvedEntity] = ()) ->
     out): ``"Which drugs treat X?"`` -> the ``treats`` pattern."""
     verbs = set(parse_intent(question, [(e.mention, e.kind.replace(" ", "")) for e in entities]).verbs)
     return [pattern for pattern, verb in RELATION_WORDS if verb in verbs]
-
-
-def supports_yes_no(sentence: str, entities: Sequence[ResolvedEntity], relations: Sequence[str]) -> bool:
-    """Whether ``sentence`` bears on a yes/no question: it names one question entity and another question entity
-    or the asked relation (the support rule with the other entities as the "answer"). With one entity, it must
-    name it and word the relation; with none, the relation alone."""
-    if len(entities) < 2:
-        return sentence_supports(sentence, question_terms(entities), (), relations)
-    for entity in entities:
-        own = [t for t in (entity.mention, entity.name) if t]
-        others = question_terms([e for e in entities if e.node_id != entity.node_id])
-        if names_any(sentence, own) and sentence_supports(sentence, own, others, relations):
-            return True
-    return False
 
 
 def headline(question_type: QuestionType, exact: Sequence[ExactAnswer] = (), yes_no: YesNo | None = None, *,
