@@ -298,6 +298,10 @@ class ExactAnswerer:
         graph_answered = self.graph and graph_answers(facts)
         if graph_answered and literature_answers(candidates, self.settings.exact_list_cutoff):
             graph_answered = False
+            # the passages answer, but a graph node of another kind than the facts' is still no answer ("Which
+            # drugs treat Parkinson's disease?" on the bundled sample listed a side effect coordinated with drugs)
+            fact_kinds = {c.kind for c in candidates if c.edge_citations and c.kind}
+            candidates = [c for c in candidates if not (c.node_id and fact_kinds and c.kind not in fact_kinds)]
         if graph_answered:
             # a literature-only item must also be of the kind the facts are ("Which diseases does rivastigmine
             # treat?" listed nausea and vomiting: the expected type "Disease" accepts side effects elsewhere)
