@@ -8,10 +8,10 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from engram_kit.answering.exact import ExactAnswerer, guess_type
+from engram_kit.answering.exact import ExactAnswerer, abbreviations, chunks, coordination_members, guess_type
 from engram_kit.answering.qtype import expected_type, question_type
 from engram_kit.answering.types import Citation
-from engram_kit.answering.yesno import Evidence, decide, polarity
+from engram_kit.answering.yesno import Evidence, bears_on, decide, evidence_weight, polarity
 from engram_kit.errors import QueryError
 from engram_kit.retrieval.results import PassageHit, ResolvedEntity, RetrievalResult
 from engram_kit.settings import Settings
@@ -213,3 +213,39 @@ def test_cli_ask_within_json_carries_the_exact_answer(workspace_path, capsys):
     assert data["exact"] and all(x["citations"] for x in data["exact"])
     assert main(["ask", "-w", str(workspace_path), "Which drugs treat Parkinson's disease?", "--within", "1"]) != 0
     assert "None of the within= ids" in capsys.readouterr().err
+
+
+# --- candidates: abbreviations, coordinations, names with a letter ----------------------------------------------
+def test_abbreviations_defined_in_the_text():
+    text = ("Obsessive-compulsive disorder (OCD) is treated with serotonin reuptake inhibitors (SRIs); "
+            "platelet-rich plasma (PRP) is one source of orthobiologics (see Table 2).")
+    assert abbreviations([text]) == {"OCD": "Obsessive-compulsive disorder", "SRIs": "serotonin reuptake inhibitors",
+                                     "PRP": "platelet-rich plasma"}
+
+
+def test_coordination_members_are_the_listed_names():
+    assert coordination_members("The standard PrEP combines tenofovir and emtricitabine in one pill.") == [
+        "tenofovir", "emtricitabine"]
+    assert coordination_members("Complications include bronchopulmonary dysplasia, necrotizing enterocolitis, "
+                                "and retinopathy of prematurity.") == [
+        "bronchopulmonary dysplasia", "necrotizing enterocolitis", "retinopathy"]
+    assert coordination_members("Donepezil improved cognition in mild disease.") == []
+
+
+def test_chunks_keep_a_letter_after_a_name_and_split_combinations():
+    assert ["hemophilia", "A"] in chunks("Concizumab prevents bleeding in hemophilia A with inhibitors.")
+    assert chunks("A phase 2 study of pembrolizumab plus lenvatinib.")[-2:] == [["pembrolizumab"], ["lenvatinib"]]
+
+
+def test_yes_no_evidence_rule_shared_by_both_composers():
+    diabetes, parkinson = ["type 2 diabetes"], ["Parkinson's disease"]
+    # a question about two entities: only a sentence naming both bears on it
+    assert evidence_weight("Type 2 diabetes increases the risk of Parkinson's disease.", [diabetes, parkinson]) == 2
+    assert evidence_weight("Metformin lowers cancer risk in type 2 diabetes.", [diabetes, parkinson]) == 0
+    assert not bears_on("Metformin lowers cancer risk in type 2 diabetes.", [diabetes, parkinson])
+    # one entity: with the asked relation or half the question's words it bears on the question
+    relation = [r"\btreat\w*"]
+    assert evidence_weight("Donepezil treats Alzheimer's disease.", [["donepezil"]], [], relation) == 2
+    assert evidence_weight("Donepezil was well tolerated.", [["donepezil"]], [], relation) == 1
+    assert bears_on("Donepezil treats Alzheimer's disease.", [["donepezil"]], [], relation)
+    assert not bears_on("Donepezil was well tolerated.", [["donepezil"]], [], relation)

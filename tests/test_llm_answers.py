@@ -25,7 +25,8 @@ from engram_kit.answering.llm import (
     MalformedReplyError,
     parse_reply,
 )
-from engram_kit.answering.structure import cue_question_type, detect_question_type
+from engram_kit.answering.qtype import question_type
+from engram_kit.answering.structure import detect_question_type
 from engram_kit.datasets import resolve_data_paths
 from engram_kit.errors import LLMError
 from engram_kit.ingestion.pubmed import read_pubmed
@@ -296,10 +297,12 @@ def test_an_exact_item_never_rests_on_a_negated_edge():
     ("Which gene is mutated in cystic fibrosis?", "factoid"), ("How many genes does BACE1 interact with?", "factoid"),
     ("What is the most common mutation in cystic fibrosis?", "factoid"),
     ("How does TREM2 affect microglia?", "summary"), ("What is the role of BACE1 in Alzheimer's disease?", "summary"),
-    ("What is Alzheimer's disease?", "summary"),
+    ("What is Alzheimer's disease?", "summary"), ("Which diseases is SHH associated with?", "list"),
+    ("What does BACE1 do in Alzheimer's disease?", "summary"), ("What does capnography measure?", "factoid"),
 ])
 def test_question_type_cues(question, kind):
-    assert cue_question_type(question) == kind == detect_question_type(question)
+    """Every answering path types a question with the one detector (qtype), the composer's."""
+    assert question_type(question) == kind == detect_question_type(question)
 
 
 def test_synthesis_takes_the_literature_answers_exact_items():

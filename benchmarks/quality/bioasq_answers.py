@@ -224,7 +224,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "product": {},
     "graph features off": {"graph": False},
     **{f"without {f}": {"disabled": (f,)} for f in ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc",
-                                                     "type_match", "type_mismatch", "graph_fact", "graph_edge")},
+                                                     "type_match", "type_mismatch", "graph_fact", "graph_edge",
+                                                     "listed")},
     "hand-set weights": {"weights": "hand"},
 }
 

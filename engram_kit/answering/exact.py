@@ -24,8 +24,9 @@ an unlinked phrase's a cheap guess from its form, :func:`guess_type`), ``graph_f
 asked relation's facts), ``graph_edge`` (a graph edge joins it to a question entity), ``stored`` (a phrase
 stored at ingestion, not only a chunk), ``linked`` (it links to a node), ``whole_chunk`` (share of its
 occurrences that are a whole chunk), ``generic`` (only general words, :data:`GENERIC`), ``name_form`` (capitals
-or digits inside: a symbol or a name), ``length`` (tokens / 4) and ``contained`` (a part of a longer candidate
-found in at least half as many passages). Score = logistic of the
+or digits inside: a symbol or a name), ``length`` (tokens / 4), ``contained`` (a part of a longer candidate
+found in at least half as many passages) and ``listed`` (sentences naming it as a member of a coordination, "A,
+B and C", :func:`coordination_members`, / 2, capped at 1). Score = logistic of the
 weighted sum (weights in ``exact_weights.json``: hand-set, and logistic regression fitted on the BioASQ 12b dev
 split by ``benchmarks/quality/bioasq_answers_train.py``), in [0, 1]. The graph features (facts candidates, type
 from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) can be switched off as a group
@@ -33,8 +34,8 @@ from node kinds, node-id synonyms, ``graph_fact``, ``graph_edge``, ``linked``) c
 
 Factoid: the top ``Settings.exact_factoid_max``; list: the items scoring at least ``Settings.exact_list_cutoff``
 (at most ``Settings.exact_list_max``; the best one always, when any). When the graph itself answers (facts of the
-asked relation, or of the profile's fallback, from a question entity: :func:`graph_answers`), the fact targets are
-listed whatever their score, ranked by it, and a candidate outside them must be a node of the expected kind that
+asked relation, or of the profile's fallback, from a question entity: :func:`graph_answers`) and the passages
+do not answer themselves (:func:`literature_answers`), the fact targets are listed whatever their score, ranked by it, and a candidate outside them must be a node of the expected kind that
 shares a sentence with a question entity (:func:`literature_backed`); yes/no: :mod:`engram_kit.answering.yesno`;
 summary: no exact items. Every item cites the sentences that name it beside a question term (else the sentences
 naming it) and/or the fact edges; an item with neither is never produced.
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -57,18 +58,18 @@ from engram_kit.answering.labels import page_label
 from engram_kit.answering.qtype import expected_type, question_type
 from engram_kit.answering.support import names_any, names_term
 from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesNo
-from engram_kit.answering.yesno import Evidence, decide, polarity
+from engram_kit.answering.yesno import Evidence, decide, evidence_weight, polarity
 from engram_kit.retrieval.results import PassageHit, RetrievalResult
 from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts
 
-__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "graph_answers", "guess_type",
-           "literature_backed", "load_weights"]
+__all__ = ["FEATURES", "GRAPH_FEATURES", "Candidate", "ExactAnswerer", "ExactResult", "abbreviations", "graph_answers",
+           "guess_type", "literature_answers", "literature_backed", "load_weights"]
 
 #: Scorer features, in the order of the weight vectors.
 FEATURES: tuple[str, ...] = ("freq", "spread", "entity_cooc", "cooc_count", "keyword_cooc", "type_match",
                              "type_mismatch", "graph_fact", "graph_edge", "stored", "linked", "whole_chunk",
-                             "generic", "name_form", "length", "contained")
+                             "generic", "name_form", "length", "contained", "listed")
 #: The features that read the graph (off together with ``graph=False``).
 GRAPH_FEATURES: frozenset[str] = frozenset({"graph_fact", "graph_edge", "linked"})
 WEIGHTS_FILE = Path(__file__).with_name("exact_weights.json")
@@ -154,7 +155,8 @@ class Candidate:
     parts: int = 0                  # occurrences inside a longer chunk
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
-    fact_rank: int = 1 << 30        # order among the graph facts (ranked by evidence, literature, degree)
+    listed: int = 0                 # sentences where it is a member of a coordination ("A, B and C")
+    fact_rank: int = 1 << 30        # position in the facts' ranked items (FactsResult.items), as given
 
     @property
     def text(self) -> str:
@@ -186,6 +188,7 @@ showed shown show shows found find reported report reports suggest suggests sugg
 demonstrated indicate indicates indicated observed associated compared increased decreased reduced improved
 caused causes cause induced leads led treated using based being become became remains remain remained
 significantly often usually commonly frequently mainly mostly respectively currently recently here we our
+plus versus vs
 us they them he she his her you your one two three four five six seven eight nine ten""".split())
 #: Nouns too general to be an answer on their own (a general list, not drawn from any benchmark question).
 GENERIC = frozenset("""patient patients study studies trial trials treatment treatments therapy therapies result
@@ -197,7 +200,10 @@ activity function functions mechanism mechanisms development management diagnosi
 potential important novel new high low higher lower first second most more less several many various
 different present current previous total mean median ratio dose doses cohort control controls individuals
 people subjects adults children women men age sample samples number type types form forms part parts
-area areas need process approach system systems condition conditions""".split())
+area areas need process approach system systems condition conditions mutation mutations symptom symptoms
+inhibitor inhibitors cancer cancers tumor tumors tumour tumours carcinoma carcinomas neoplasm neoplasms
+complication complications sign signs compound compounds medication medications receptor receptors
+infection infections tissue tissues""".split())
 _TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][\w\-\u0370-\u03ff]*(?:['\u2019]s\b)?(?:[./+][\w\-]+)*")
 _STOP = frozenset("""a an the of in on for to and or with by from at as is are was were be been being what which who whom
 whose when where why how does do did can could should would will may might must has have had this that these those
@@ -222,7 +228,8 @@ def chunks(sentence: str, max_tokens: int = 6) -> list[list[str]]:
     for m in _TOKEN.finditer(sentence):
         gap = sentence[last_end:m.start()]
         word = m.group(0).rstrip(".")
-        lower = word.lower()
+        # a capital letter after a name is part of it ("hemophilia A", "vitamin D"), not the article
+        lower = word if (len(word) == 1 and word.isupper() and current) else word.lower()
         if (current and re.search(r"[,;:()\[\]\"]|\.\s", gap)) or lower in _STOP or lower in _BREAK:
             if current:
                 out.append(current)
@@ -287,6 +294,12 @@ class ExactAnswerer:
         # equal scores: the facts' own order (evidence, passages mentioning the item, degree), never name alone
         candidates.sort(key=lambda c: (-c.score, c.fact_rank, -len(c.passages), c.text.lower()))
         graph_answered = self.graph and graph_answers(facts)
+        if graph_answered and literature_answers(candidates, self.settings.exact_list_cutoff):
+            graph_answered = False
+            # the passages answer, but a graph node of another kind than the facts' is still no answer ("Which
+            # drugs treat Parkinson's disease?" on the bundled sample listed a side effect coordinated with drugs)
+            fact_kinds = {c.kind for c in candidates if c.edge_citations and c.kind}
+            candidates = [c for c in candidates if not (c.node_id and fact_kinds and c.kind not in fact_kinds)]
         if graph_answered:
             # a literature-only item must also be of the kind the facts are ("Which diseases does rivastigmine
             # treat?" listed nausea and vomiting: the expected type "Disease" accepts side effects elsewhere)
@@ -320,17 +333,25 @@ class ExactAnswerer:
         """Every candidate of the passages (stored mentions, mutation and number patterns) and of the facts."""
         sentences = self._sentences(hits)
         question_ids = {e.node_id for e in result.entities}
-        q_norm = f" {_norm(result.question)} "
-        blocked = {_norm(t) for t in entity_terms}
+        q_norm = f" {_word_norm(result.question)} "
+        blocked = {_word_norm(t) for t in entity_terms}
+        alias: dict[str, str] = {}  # abbreviation -> its long form (normalised), from "long form (ABBR)"
+        for short, long_form in abbreviations([h.text for h in hits]).items():
+            ns, nl = _word_norm(short), _word_norm(long_form)
+            if nl in blocked or f" {nl} " in q_norm:
+                blocked.add(ns)  # a question entity's abbreviation ("OCD" for obsessive compulsive disorder)
+            else:
+                alias.setdefault(ns, nl)
         out: dict[str, Candidate] = {}
 
         def add(key: str, surface: str, pos: int, node_id: str | None = None, name: str = "", kind: str = "",
                 stored: bool = True) -> Candidate | None:
-            n = _norm(surface)
+            n = _word_norm(surface)
             if "\n" in surface or len(n.split()) > 6 or surface.count("(") != surface.count(")"):
                 return None  # a chunking accident ("deprenyl) in the treatment of ..."), not a name
             if not n or n in blocked or f" {n} " in q_norm or n in _STOP or len(n) < 2:
                 return None
+            n = alias.get(n, n)  # an abbreviation joins its long form ("PRP" -> "platelet rich plasma")
             key = by_norm.get(n, key)  # one candidate per spelling: a chunk or pattern joins the stored phrase
             cand = out.setdefault(key, Candidate(key, node_id, name, kind))
             cand.surfaces[surface] += 1
@@ -370,6 +391,11 @@ class ExactAnswerer:
                                     cand.whole += 1
                                 else:
                                     cand.parts += 1
+                for member in coordination_members(sentence):
+                    n = alias.get(_word_norm(member), _word_norm(member))
+                    cand = out.get(by_norm.get(n, f"chunk:{_norm(member)}"))
+                    if cand is not None:
+                        cand.listed += 1
                 for m in MUTATION.finditer(sentence):
                     add(f"pattern:{m.group(0).lower()}", m.group(0), pos, kind="Mutation")
                 if expected_type(result.question) == "Number":
@@ -400,25 +426,18 @@ class ExactAnswerer:
         pick = fit if not fit.empty else linked
         return pick.sort_values("confidence", ascending=False).iloc[0]
 
-    def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:
-        targets: dict[str, list[Citation]] = defaultdict(list)
-        for claim in getattr(facts, "claims", []):
-            for cite in claim.citations:
-                if cite.kind != "edge":
-                    continue
-                source, _, rest = cite.ref.partition(" -[")
-                target = rest.partition("]-> ")[2]
-                for node in (source, target):
-                    if node and node not in question_ids:
-                        targets[node].append(cite)
-                        break
-        if not targets or self.store is None:
-            return
-        names = dict(zip(*(self.store.get_nodes(list(targets))[c] for c in ("id", "name"))))
-        for rank, (node, cites) in enumerate(targets.items()):
-            cand = out.setdefault(node, Candidate(node, node, str(names.get(node, node.partition("::")[2])),
-                                                  _kind_of(node.partition("::")[0])))
-            cand.node_name = cand.node_name or str(names.get(node, ""))
+    def _fact_candidates(self, facts: Any, question_ids: set[str], out: dict[str, Candidate]) -> None:  # facts: FactsResult
+        """The listed targets of the facts (:attr:`FactsResult.items` in the facts' own order: evidence, passages
+        mentioning the item, degree; :mod:`engram_kit.answering.facts`), each citing its claim's edges. The
+        facts' order is taken as it is (``fact_rank``), not derived again."""
+        items = getattr(facts, "items", None) or []
+        for rank, (item, claim) in enumerate(zip(items, getattr(facts, "claims", []))):
+            cites = [c for c in claim.citations if c.kind == "edge"]
+            if not cites or item.node_id in question_ids:
+                continue
+            cand = out.setdefault(item.node_id, Candidate(item.node_id, item.node_id, item.name,
+                                                          _kind_of(item.node_id.partition("::")[0])))
+            cand.node_name = cand.node_name or item.name
             cand.edge_citations = list(dict.fromkeys(cites))
             cand.fact_rank = min(cand.fact_rank, rank)
 
@@ -432,6 +451,7 @@ class ExactAnswerer:
         words = keywords(result.question, entity_terms)
         edge_nodes = self._edge_nodes(result, candidates) if self.graph else set()
         contained = _contained(candidates)
+        listing = question_type(result.question) == "list"  # a coordination marks list answers, not a factoid's
         rows = []
         for c in candidates:
             f: dict[str, float] = {}
@@ -455,6 +475,7 @@ class ExactAnswerer:
             f["name_form"] = float(bool(re.search(r"[A-Z].*[A-Z0-9]|\d|^[A-Z][a-z]+$", c.text.strip())))
             f["length"] = min(1.0, len(tokens) / 4)
             f["contained"] = float(c.key in contained)
+            f["listed"] = min(1.0, c.listed / 2) if listing else 0.0
             c.features = {k: (0.0 if k in self.disabled else v) for k, v in f.items()}
             rows.append([c.features[k] for k in FEATURES])
         return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
@@ -499,29 +520,21 @@ class ExactAnswerer:
     def yes_no(self, result: RetrievalResult, hits: Sequence[PassageHit], entity_terms: Sequence[str]
                ) -> tuple[YesNo | None, tuple[Citation, ...]]:
         """The verdict of a yes/no question and the sentences it rests on (:mod:`engram_kit.answering.yesno`)."""
+        from engram_kit.answering.structure import relation_patterns
+
         words = keywords(result.question, entity_terms)
-        # names per question entity (mention and graph name): a sentence "names both" only when it names two
-        # different entities, not one entity twice
         per_entity = [[t for t in (e.mention, e.name) if t and len(t) >= 2] for e in result.entities]
-        together = len([terms for terms in per_entity if terms]) >= 2
-        evidence, weaker = [], []
+        relations = relation_patterns(result.question, result.entities, result.graph_schema())
+        evidence: list[Evidence] = []
+        weaker: list[Evidence] = []
         for i, (hit, sents) in enumerate(zip(hits, self._sentences(hits))):
             for s in sents:
-                named = sum(names_term(s, t) for t in entity_terms)
-                if together and sum(names_any(s, terms) for terms in per_entity) < 2:
-                    # a question about two entities ("Is type 2 diabetes a risk factor for Parkinson's disease?") is
-                    # decided only by sentences naming both: one naming either alone said "Yes." on the sample from
-                    # papers on sulphonylureas and on metformin and cancer, none mentioning Parkinson's disease
+                weight = evidence_weight(s, per_entity, words, relations)
+                if weight <= 0:
                     continue
-                share = sum(names_term(s, w) for w in words) / len(words) if words else 0.0
-                cite = Citation("passage", hit.passage_id, _label(hit))
-                if named == 0 and share < 0.5:
-                    if share >= 0.25:  # names a quarter of the question's words: evidence when nothing better is
-                        weaker.append(Evidence(s, cite, 0.5 / (1 + i), polarity(s)))
-                    continue
-                weight = (1.0 / (1 + i)) * (2.0 if named >= 2 or (named and share >= 0.5) else 1.0)
-                evidence.append(Evidence(s, cite, weight, polarity(s)))
-        return decide(evidence or ([] if together else weaker), self.settings.yesno_no_share)
+                item = Evidence(s, Citation("passage", hit.passage_id, _label(hit)), weight / (1 + i), polarity(s))
+                (evidence if weight >= 1 else weaker).append(item)
+        return decide(evidence or weaker, self.settings.yesno_no_share)
 
 
 def graph_answers(facts: Any) -> bool:  # FactsResult
@@ -529,6 +542,18 @@ def graph_answers(facts: Any) -> bool:  # FactsResult
     profile's fallback relation) hold at least one edge from a question entity."""
     return facts is not None and any(c.kind == "edge" for claim in getattr(facts, "claims", ()) or ()
                                      for c in claim.citations)
+
+
+def literature_answers(candidates: Sequence[Candidate], cutoff: float) -> bool:
+    """Whether the passages themselves answer: a candidate the facts do not hold scores at least ``cutoff``,
+    shares a sentence with a question entity and is not of another type than the one asked. Then the facts'
+    targets compete on score like any candidate instead of being listed whatever their score: on BioASQ 12b dev
+    (recent drugs, trials and symptoms Hetionet lacks) listing them first gave oracle list F1 0.270 against
+    0.309 with this test (own retrieval 0.232 -> 0.259), factoid MRR 0.342 -> 0.351 (0.315 -> 0.323); never
+    listing them first gave 0.326, but then the BACE1 list of the bundled sample (an unrelated UCHL1 gene list in
+    the top passages) would again lead with co-mentioned genes."""
+    return any(not c.edge_citations and c.score >= cutoff and c.features.get("entity_cooc", 0.0) > 0
+               and c.features.get("type_mismatch", 0.0) == 0 for c in candidates)
 
 
 def literature_backed(c: Candidate) -> bool:
@@ -543,6 +568,31 @@ def literature_backed(c: Candidate) -> bool:
     Dropping, without the gate, every node of another kind than the one asked cost factoid MRR 0.342 -> 0.292 and
     was not kept."""
     return bool(c.node_id) and c.features.get("type_match", 0.0) > 0 and c.features.get("entity_cooc", 0.0) > 0
+
+
+_COORD_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|and/or)\s+|(?<=\w)/(?=\w)")
+
+
+def coordination_members(sentence: str) -> list[str]:
+    """The members of the coordinations in ``sentence`` ("A, B and C", "A or B", "A/B/C"): the chunk
+    (:func:`chunks`) next to each separator, for a clause holding at least two of them (a list of names, the
+    form a list answer takes in the literature).
+
+    >>> coordination_members("Trikafta combines elexacaftor, tezacaftor and ivacaftor.")
+    ['elexacaftor', 'tezacaftor', 'ivacaftor']
+    """
+    out: list[str] = []
+    for clause in re.split(r"[;:()\[\]]|\.\s", sentence):
+        pieces = [p for p in _COORD_SPLIT.split(clause) if p.strip()]
+        if len(pieces) < 2:
+            continue
+        members = [(found[-1] if i == 0 else found[0]) for i, piece in enumerate(pieces) if (found := chunks(piece))]
+        if len(members) < 2:
+            continue
+        # the first member as long as the longest other one ("Trikafta combines elexacaftor, ..." -> elexacaftor)
+        members[0] = members[0][-max(len(m) for m in members[1:]):]
+        out += [" ".join(m) for m in members if len(m) <= 4]
+    return out
 
 
 def _contained(candidates: Sequence[Candidate]) -> set[str]:
@@ -561,6 +611,54 @@ def _contained(candidates: Sequence[Candidate]) -> set[str]:
 def _norm(text: str) -> str:
     text = re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
     return re.sub(r"(?<=[a-z]{3})s$", "", text)
+
+
+def _word_norm(text: str) -> str:
+    """:func:`_norm` with the plural "s" dropped from every word, so "symptoms" in a question blocks the
+    candidate "symptom" and "mutations" the candidate "mutation"."""
+    return " ".join(re.sub(r"(?<=[a-z]{3})s$", "", w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+
+
+_ABBR = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,9})\s*\)")
+
+
+def abbreviations(texts: Iterable[str]) -> dict[str, str]:
+    """``{abbreviation: long form}`` defined in ``texts`` as "long form (ABBR)" (Schwartz & Hearst, PSB 2003:
+    the abbreviation's letters found in order in the words before it, its first letter starting a word; at most
+    ``min(len + 5, 2 len)`` words). An abbreviation needs a capital letter; the first definition wins.
+
+    >>> abbreviations(["Platelet-rich plasma (PRP) and bone marrow aspirate."])
+    {'PRP': 'Platelet-rich plasma'}
+    """
+    out: dict[str, str] = {}
+    for text in texts:
+        for m in _ABBR.finditer(text):
+            short = m.group(1)
+            if short in out or not any(ch.isupper() for ch in short) or not short[0].isalnum():
+                continue
+            before = re.split(r"[.;:()\[\]]", text[: m.start()])[-1]
+            words = before.split()[-min(len(short) + 5, 2 * len(short)):]
+            long_form = _long_form(short, " ".join(words))
+            if long_form and len(long_form) > len(short):
+                out[short] = long_form
+    return out
+
+
+def _long_form(short: str, text: str) -> str | None:
+    """The shortest end of ``text`` holding the letters of ``short`` in order, the first one starting a word."""
+    s, i = len(short) - 1, len(text) - 1
+    while s >= 0:
+        ch = short[s].lower()
+        if not ch.isalnum():
+            s -= 1
+            continue
+        while i >= 0 and (text[i].lower() != ch or (s == 0 and i > 0 and text[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return None
+        i -= 1
+        s -= 1
+    return text[i + 1:].strip() or None
 
 
 def _surface(text: str, name: str) -> str | None:

@@ -19,7 +19,7 @@ one thing tolerated), then checked:
 * an exact item is kept only with at least one cited sentence or edge that names it next to a question entity
   (its citations are those); an item with none is **dropped** and the notes name it;
 * a yes/no stands only if a cited sentence bears on the question
-  (:func:`~engram_kit.answering.structure.supports_yes_no`); otherwise the answer is undecided, and says so.
+  (:func:`~engram_kit.answering.yesno.bears_on`); otherwise the answer is undecided, and says so.
 
 A reply that is not valid structured JSON raises :class:`MalformedReplyError` inside the composer; by default
 (``on_malformed="offline"``) the answer falls back to :class:`~engram_kit.llm.OfflineLLM` over the same evidence,
@@ -55,7 +55,6 @@ from engram_kit.answering.structure import (
     headline,
     question_terms,
     relation_patterns,
-    supports_yes_no,
 )
 from engram_kit.answering.support import names_term, sentence_supports
 from engram_kit.answering.types import Answer, Citation, Claim, ExactAnswer, QuestionType, YesNo
@@ -494,6 +493,7 @@ class _SupportCheck:
         self.terms = question_terms(self.entities)
         self.terms += defined_abbreviations(self.terms, [hit.text for hit in result.passages])
         self.relations = relation_patterns(result.question, self.entities, result.graph_schema())
+        self.question = result.question
         lowered = {t.lower() for t in self.terms}
         names = [*exact_texts, *(m for hit in result.passages for m in hit.entities)]
         if not result.subgraph_nodes.empty and "name" in result.subgraph_nodes:
@@ -514,8 +514,13 @@ class _SupportCheck:
         return sentence_supports(cited_text, self.terms, names, ())
 
     def yes_no(self, cited_text: str) -> bool:
-        """Whether ``cited_text`` bears on the yes/no question (:func:`supports_yes_no`)."""
-        return supports_yes_no(cited_text, self.entities, self.relations)
+        """Whether ``cited_text`` bears on the yes/no question: the exact layer's rule
+        (:func:`engram_kit.answering.yesno.bears_on`)."""
+        from engram_kit.answering.exact import keywords
+        from engram_kit.answering.yesno import bears_on
+
+        per_entity = [[t for t in (e.mention, e.name) if t and len(t) >= 2] for e in self.entities]
+        return bears_on(cited_text, per_entity, keywords(self.question, self.terms), self.relations)
 
 
 def _citations(items: Sequence[EvidenceItem]) -> tuple[Citation, ...]:

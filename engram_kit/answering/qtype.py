@@ -29,7 +29,7 @@ _SUMMARY = re.compile(
     r"^\W*(how (does|do|did|is|are|can|could|might)\b|why\b|explain\b|describe\b|summari[sz]e\b|please (summari[sz]e"
     r"|describe|explain)\b|discuss\b|what (is|are) (known|the (mechanisms?|roles?|functions?|effects?|impact|results?"
     r"|consequences?|use|uses|purpose|significance|relationship|association|difference|basis|pathophysiology"
-    r"|pathogenesis)\b))|\bmechanisms? of action\b|\brole of\b|^\W*impact of\b", re.IGNORECASE)
+    r"|pathogenesis)\b))|\bmechanisms? of action\b|\brole of\b|^\W*impact of\b|^\W*what (does|do|did) [^?]{1,60} do\b", re.IGNORECASE)
 _DEFINITION = re.compile(r"^\W*what (is|are) (?!the\b)(an? )?[\w\-\s()']{1,60}\?\s*$", re.IGNORECASE)
 _LIST = re.compile(
     r"^\W*(please )?(list|name|enumerate|give|mention|identify)\b|\bwhich (are|were) the\b|^\W*what (are|were)\b"
@@ -37,6 +37,13 @@ _LIST = re.compile(
     r"|^\W*(which|what)( [\w-]+){0,2} (?!(is|was|has|does|this|thus|status|virus|genus|sepsis|analysis)\b)"
     r"[\w-]{2,}(s|ies|ae|ia)\b (?!(is|was|of|in|for|to|by|with|from)\b)[a-z]\w+"
     r"|\bwhich \w+(s|ies)\b\s*\??\s*$|\bwhat \w+(s|ies)\b\s*\??\s*$|\bfor which \w+(s|ies)\b", re.IGNORECASE)
+#: "What does X treat?" / "Which diseases is X associated with?": a graph relation asked of one entity, whose
+#: answer is the set of its targets ("What does capnography measure?" stays factoid: not a relation verb).
+_RELATION_LIST = re.compile(
+    r"^\W*what (does|do|did) [^?]{1,60} (treat|bind|target|interact with|activate|inhibit|regulate|upregulate"
+    r"|downregulate|cause|palliate|resemble|express|participate in|associate with)\s*\??\s*$"
+    r"|^\W*(which|what) [\w-]{2,}[^\Wsui]s (is|are|was|were) [^?]{1,60} (associated|related|linked) (with|to)\s*\??\s*$",
+    re.IGNORECASE)
 _FACTOID_SINGULAR = re.compile(r"\b(most|main|first|primary|best|major|only|optimal|preferred|largest|highest)\b"
                                r"|^\W*(who|when|where|how (many|much|long|old|often))\b", re.IGNORECASE)
 #: Coarse answer types for literature phrases the graph has no label for: question words -> type name.
@@ -66,7 +73,7 @@ def question_type(question: str) -> QuestionType:
         return "yesno"
     if _SUMMARY.search(q):
         return "summary"
-    if _LIST.search(q):
+    if _LIST.search(q) or _RELATION_LIST.search(q):
         return "list"
     if _DEFINITION.match(q) and not re.search(r"\b(which|what) \w+ (is|was)\b", q, re.IGNORECASE) \
             and not _FACTOID_SINGULAR.search(q):

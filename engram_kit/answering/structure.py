@@ -5,10 +5,9 @@ evidence desk all state their answer the same way (:class:`~engram_kit.answering
 ``question_type``, ``exact``, ``yes_no``, ``headline``), each from its own evidence. This module holds the
 pieces they share:
 
-* :func:`detect_question_type` -- **the seam** to the offline question-type detector. It is a small cue-based
-  reading (BioASQ's four types) kept here until ``engram_kit.answering.exact`` ships its detector; re-point
-  :data:`QUESTION_TYPE_DETECTOR` (one line) to that function and every caller follows.
-* :func:`question_terms`, :func:`defined_abbreviations`, :func:`relation_patterns`, :func:`supports_yes_no` -- the inputs of the shared support
+* :func:`detect_question_type` -- the question's type from the offline detector
+  (:func:`engram_kit.answering.qtype.question_type`, :data:`QUESTION_TYPE_DETECTOR`), the same for every path.
+* :func:`question_terms`, :func:`defined_abbreviations`, :func:`relation_patterns` -- the inputs of the shared support
   rule (:func:`~engram_kit.answering.support.sentence_supports`) for a question's resolved entities.
 * :func:`headline` -- the first line a reader sees: the names, or yes / no / undecided, or why there is none.
 """
@@ -19,80 +18,28 @@ import re
 from collections.abc import Callable, Sequence
 
 from engram_kit.answering.intent import RELATION_WORDS, parse_intent
-from engram_kit.answering.support import names_any, sentence_supports
+from engram_kit.answering.qtype import question_type
 from engram_kit.answering.types import ExactAnswer, QuestionType, YesNo
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import ResolvedEntity
 
-__all__ = ["QUESTION_TYPE_DETECTOR", "cue_question_type", "defined_abbreviations", "detect_question_type", "headline",
-           "question_terms", "relation_patterns", "supports_yes_no"]
+__all__ = ["QUESTION_TYPE_DETECTOR", "defined_abbreviations", "detect_question_type", "headline",
+           "question_terms", "relation_patterns"]
 
-#: A yes/no question opens with an auxiliary or copula ("Is ...", "Does ...", "Can ...").
-_YESNO = re.compile(r"^\W*(is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might|must"
-                    r"|shall)\b", re.IGNORECASE)
-#: A summary question asks how or why, for a description, a role or a mechanism (answered by sentences).
-_SUMMARY = re.compile(r"^\W*(how|why|describe|explain|summari[sz]e|discuss|what is known)\b(?!\s+(many|much)\b)"
-                      r"|\b(role|roles|mechanism|mechanisms|function|functions|(?<!side )(?<!side-)effects?) of\b"
-                      r"|^\W*what (is|are) (?!the\b)[^?]{1,60}\?*$", re.IGNORECASE)
-#: A list question says so ("List ...", "Name the ..."); a count or amount is a factoid.
-_LIST_VERB = re.compile(r"^\W*(list|name|enumerate|give)\b", re.IGNORECASE)
-_FACTOID_AMOUNT = re.compile(r"^\W*(how (many|much|often|long|old)|when|where|who|whom|whose)\b", re.IGNORECASE)
-#: ``Which/What [adjective] NOUN``: the head noun of the asked kind (its number decides list vs factoid).
-_WH_NOUN = re.compile(r"^\W*(which|what)\s+(?:(?:are|is|were|was)\s+(?:the\s+)?)?((?:[\w'-]+\s+){0,2}?)([\w'-]+)",
-                      re.IGNORECASE)
-_SINGULAR_S = re.compile(r"(ss|us|is|sis|ics)$", re.IGNORECASE)
-_IRREGULAR_PLURALS = frozenset({"children", "mice", "bacteria", "data", "criteria", "phenomena", "people", "teeth"})
-#: Words after which/what that are not the asked noun (verbs and determiners: "What does X ...").
-_NOT_NOUNS = frozenset({"does", "do", "did", "is", "are", "was", "were", "can", "could", "has", "have", "the", "a",
-                        "an", "kind", "type", "types", "kinds", "of"})
-
-
-def _is_plural(word: str) -> bool:
-    w = word.lower()
-    return w in _IRREGULAR_PLURALS or (w.endswith("s") and len(w) > 3 and not _SINGULAR_S.search(w))
-
-
-def cue_question_type(question: str) -> QuestionType:
-    """The question's type from its opening words (BioASQ's four types; no model, no graph).
-
-    ``"yesno"``: opens with an auxiliary ("Is", "Does", "Can"...). ``"summary"``: how / why / describe, a role,
-    mechanism or effect "of", or "What is X?". ``"list"``: "List / Name ...", or "Which / What" + a plural noun
-    ("Which genes ...", "What are the side effects ..."). ``"factoid"``: "Which / What" + a singular noun, "How
-    many", who / when / where. Anything else: ``"summary"``.
-
-    Examples
-    --------
-    >>> [cue_question_type(q) for q in ("Does metformin treat type 2 diabetes?", "Which genes does BACE1 bind?",
-    ...  "Which gene is mutated in cystic fibrosis?", "How does TREM2 affect microglia?")]
-    ['yesno', 'list', 'factoid', 'summary']
-    """
-    q = question.strip()
-    if _YESNO.search(q):
-        return "yesno"
-    if _FACTOID_AMOUNT.search(q):
-        return "factoid"
-    if _LIST_VERB.search(q):
-        return "list"
-    if _SUMMARY.search(q):
-        return "summary"
-    match = _WH_NOUN.search(q)
-    if match:
-        words = (match.group(2) + match.group(3)).split()
-        nouns = [w for w in words if w.lower() not in _NOT_NOUNS]
-        if re.match(r"^\W*(which|what)\s+(are|were|does|do|did)\b", q, re.IGNORECASE):
-            return "list"
-        if nouns:
-            return "list" if _is_plural(nouns[-1]) else "factoid"
-    return "summary"
-
-
-#: The detector every answering path calls (:func:`detect_question_type`). The seam to the offline detector of
-#: ``engram_kit.answering.exact``: point this at that function when it lands (same signature: question -> type).
-QUESTION_TYPE_DETECTOR: Callable[[str], QuestionType] = cue_question_type
+#: The detector every answering path calls (:func:`detect_question_type`): the offline detector of
+#: :mod:`engram_kit.answering.qtype`, the one the extractive composer uses, so every path types a question alike.
+QUESTION_TYPE_DETECTOR: Callable[[str], QuestionType] = question_type
 
 
 def detect_question_type(question: str) -> QuestionType:
-    """The question's type, ``"yesno" | "factoid" | "list" | "summary"``, from :data:`QUESTION_TYPE_DETECTOR`."""
+    """The question's type, ``"yesno" | "factoid" | "list" | "summary"``, from :data:`QUESTION_TYPE_DETECTOR`.
+
+    Examples
+    --------
+    >>> [detect_question_type(q) for q in ("Does metformin treat type 2 diabetes?", "Which genes does BACE1 bind?",
+    ...  "Which gene is mutated in cystic fibrosis?", "How does TREM2 affect microglia?")]
+    ['yesno', 'list', 'factoid', 'summary']
+    """
     return QUESTION_TYPE_DETECTOR(question)
 
 
@@ -126,20 +73,6 @@ def relation_patterns(question: str, entities: Sequence[ResolvedEntity] = (), sc
         return []
     verbs = set(parse_intent(question, [(e.mention, e.kind.replace(" ", "")) for e in entities], schema).verbs)
     return [pattern for pattern, verb in schema.profile.relation_words + RELATION_WORDS if verb in verbs]
-
-
-def supports_yes_no(sentence: str, entities: Sequence[ResolvedEntity], relations: Sequence[str]) -> bool:
-    """Whether ``sentence`` bears on a yes/no question: it names one question entity and another question entity
-    or the asked relation (the support rule with the other entities as the "answer"). With one entity, it must
-    name it and word the relation; with none, the relation alone."""
-    if len(entities) < 2:
-        return sentence_supports(sentence, question_terms(entities), (), relations)
-    for entity in entities:
-        own = [t for t in (entity.mention, entity.name) if t]
-        others = question_terms([e for e in entities if e.node_id != entity.node_id])
-        if names_any(sentence, own) and sentence_supports(sentence, own, others, relations):
-            return True
-    return False
 
 
 def headline(question_type: QuestionType, exact: Sequence[ExactAnswer] = (), yes_no: YesNo | None = None, *,

@@ -17,9 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engram_kit.answering.support import names_any, names_term
 from engram_kit.answering.types import Citation, YesNo
 
-__all__ = ["NEGATIVE_CUE", "Evidence", "decide", "polarity"]
+__all__ = ["NEGATIVE_CUE", "Evidence", "bears_on", "decide", "evidence_weight", "polarity"]
 
 #: Wording of a negated or null finding (case-insensitive).
 NEGATIVE_CUE = re.compile(
@@ -33,6 +34,45 @@ NEGATIVE_CUE = re.compile(
     re.IGNORECASE)
 #: "not only ... but also" and "whether or not" are not negations of the finding.
 _NOT_NEGATION = re.compile(r"\bnot only\b|\bwhether or not\b|\bif not\b|\bnot yet\b[^.]{0,30}\bbut\b", re.IGNORECASE)
+
+
+def evidence_weight(sentence: str, entity_names: Sequence[Sequence[str]], keywords: Sequence[str] = (),
+                    relations: Sequence[str] = ()) -> float:
+    """How much ``sentence`` bears on a yes/no question: the one rule of every answering path (the exact layer's
+    verdict, :class:`~engram_kit.answering.exact.ExactAnswerer`, and the LLM composer's citation check).
+
+    Parameters
+    ----------
+    entity_names : per question entity, its names (mention, graph name, synonyms).
+    keywords : the question's content words (not inside an entity mention).
+    relations : regular expressions wording the asked relation (:func:`~engram_kit.answering.structure.
+        relation_patterns`).
+
+    Returns 0 (not evidence), 0.5 (weak: no entity, a quarter of the keywords), 1 (one entity, or half the
+    keywords) or 2 (it bears on the question: one entity and the asked relation or half the keywords, or, for a
+    question about two or more entities, two of them). A question about two entities is decided only by
+    sentences naming two ("Is type 2 diabetes a risk factor for Parkinson's disease?" said "Yes." from papers
+    on metformin and cancer that never named Parkinson's disease).
+    """
+    named_entities = [terms for terms in entity_names if terms]
+    if len(named_entities) >= 2:
+        return 2.0 if sum(names_any(sentence, terms) for terms in named_entities) >= 2 else 0.0
+    named = sum(names_term(sentence, t) for terms in named_entities for t in terms)
+    share = sum(names_term(sentence, w) for w in keywords) / len(keywords) if keywords else 0.0
+    worded = any(re.search(p, sentence, re.IGNORECASE) for p in relations)
+    if named:
+        return 2.0 if (named >= 2 or share >= 0.5 or worded) else 1.0
+    if share >= 0.5 or (worded and not named_entities):
+        return 1.0
+    return 0.5 if share >= 0.25 else 0.0
+
+
+def bears_on(sentence: str, entity_names: Sequence[Sequence[str]], keywords: Sequence[str] = (),
+             relations: Sequence[str] = ()) -> bool:
+    """Whether a cited sentence supports a yes/no verdict (:func:`evidence_weight` 2, or 1 for a question with
+    no entity)."""
+    weight = evidence_weight(sentence, entity_names, keywords, relations)
+    return weight >= (2.0 if any(entity_names) else 1.0)
 
 
 @dataclass(frozen=True)
