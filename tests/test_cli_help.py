@@ -85,7 +85,7 @@ def test_printed_passage_scores_use_the_json_keys_and_values(capsys) -> None:
                      title="Metformin and AMPK", year=2001, section="abstract", page_start=None, page_end=None,
                      text="Metformin activates AMPK.", score=0.8125, ppr_score=0.25, semantic_score=0.5,
                      ppr_raw=0.0012, semantic_raw=0.4375, text_score=0.9375, bm25_raw=3.5)
-    result = RetrievalResult(question="What does metformin activate?", source="all", alpha=0.25, damping=0.85,
+    result = RetrievalResult(question="What does metformin activate?", source="all", graph_share=0.25, damping=0.85,
                              entities=[], passages=[hit], subgraph_nodes=pd.DataFrame(),
                              subgraph_edges=pd.DataFrame(), hub_mass=0.0, ppr_iterations=3,
                              graph="hetionet")
