@@ -590,6 +590,8 @@ def _surface(text: str, name: str) -> str | None:
     """How ``text`` spells the noun phrase ``name`` (case-insensitive, whole words, plural allowed), or None."""
     if not name or len(name) > 80:
         return None
+    if text.isascii() and name.isascii() and name.lower() not in text.lower():  # no pattern compiled for a miss
+        return None
     m = _name_regex(name).search(text)
     return m.group(0) if m else None
 
