@@ -138,6 +138,12 @@ def main() -> None:
     parser.add_argument("-w", "--workspace", type=Path, default=Path("/work/ws-sample"))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=RESULTS / "cli_latency.md")
+    parser.add_argument("--paired", action="store_true",
+                        help="time the numpy + pandas yardstick right before every command and divide by that one "
+                             "(on a machine whose load swings within a round, a ratio to the round's first yardstick "
+                             "swung 5.8x -> 27.5x for the same command)")
+    parser.add_argument("--only", default="", help="comma-separated command names to run (default: all), e.g. "
+                                                  "ask,info")
     args = parser.parse_args()
     if not (args.workspace / "manifest.json").is_file():
         sys.exit(f"No workspace at {args.workspace}: build one with `engram demo -w DIR`.")
@@ -145,6 +151,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="engram-cli-latency-") as tmp:
         ws, doc_id = _prepare(args.workspace, Path(tmp))
         commands = _commands(ws, doc_id)
+        yardstick = next(iter(commands))
+        if args.only:
+            wanted = {name.strip() for name in args.only.split(",")}
+            commands = {k: v for k, v in commands.items() if k == yardstick or k in wanted}
         wall: dict[str, list[float]] = {k: [] for k in commands}
         cpu: dict[str, list[float]] = {k: [] for k in commands}
         ratio: dict[str, list[float]] = {k: [] for k in commands}
@@ -153,6 +163,8 @@ def main() -> None:
         for round_ in range(args.repeats):
             base = None
             for name, (argv, expect) in commands.items():
+                if args.paired and name != yardstick:
+                    base = _timed(commands[yardstick][0])[0]
                 w, c = _timed(argv, expect=expect)
                 base = w if base is None else base
                 wall[name].append(w)
@@ -163,10 +175,13 @@ def main() -> None:
     load_after = os.getloadavg()
     lines = [
         "# CLI latency (cold processes)", "",
-        f"`python benchmarks/cli_latency.py -w {args.workspace} --repeats {args.repeats}` at commit `{_commit()}`, "
+        f"`python benchmarks/cli_latency.py -w {args.workspace} --repeats {args.repeats}"
+        f"{' --paired' if args.paired else ''}{f' --only {args.only}' if args.only else ''}` at commit `{_commit()}`, "
         f"{os.cpu_count()} CPUs, load average {load_before[0]:.1f} before and {load_after[0]:.1f} after (1 min). "
-        "Medians over the rounds; the ratio divides each wall time by the numpy + pandas import of the same round, "
-        "which cancels most of the machine's load. *in-process*: the same work in one process with the workspace "
+        + ("Medians over the rounds; the ratio divides each wall time by a numpy + pandas import timed right before "
+           "it (--paired). " if args.paired else
+           "Medians over the rounds; the ratio divides each wall time by the numpy + pandas import of the same round, "
+           "which cancels most of the machine's load. ") + "*in-process*: the same work in one process with the workspace "
         "open and a first question asked (`engram ask -`, a dashboard kernel).", "",
         "| command | wall s | CPU s | ratio to numpy+pandas | in-process s | target (quiet machine) |",
         "| --- | ---: | ---: | ---: | ---: | --- |",

@@ -144,6 +144,18 @@ def _ask_args(p: argparse.ArgumentParser) -> None:
                    help="answer from these papers only: PMIDs (123, PMID:123, pubmed:123) or document ids")
 
 
+def _shell_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``engram shell``."""
+    _workspace_arg(p)
+    p.add_argument("--source", choices=["all", "pubmed", "uploaded"], default="all",
+                   help="passages searched at the start (change it with :source)")
+    p.add_argument("--top-k", type=int, default=None, help="passages to show (default from settings: 10)")
+    p.add_argument("--alpha", type=float, default=None, help="graph (PPR) share of each passage's score, in [0, 1]")
+    p.add_argument("--json", action="store_true", help="start with JSON output (one object per line; :json off)")
+    p.add_argument("--within", nargs="+", default=None, metavar="ID",
+                   help="start restricted to these papers (change it with :within)")
+
+
 def _info_args(p: argparse.ArgumentParser) -> None:
     """Arguments of ``engram info``."""
     _workspace_arg(p)
@@ -405,6 +417,20 @@ def _ask_stream(args: argparse.Namespace, lines: Iterable[str]) -> int:
                 _print_answer(answer)
                 print(flush=True)
     return 2 if failed else 0
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    """`engram shell`: questions in a loop over one read-only open workspace (see :mod:`engram_kit.shell`)."""
+    import threading
+
+    from engram_kit.shell import ShellState, run_shell
+
+    with _open(args, read_only=True) as ws:
+        if sys.stdin.isatty():  # load the lexicon, gazetteer, vectors and indexes while the first question is typed
+            threading.Thread(target=ws.retriever, name="engram-shell-warm", daemon=True).start()
+        state = ShellState(within=args.within, json=args.json, source=args.source)
+        return run_shell(ws, print_answer=_print_answer, state=state,
+                         top_k=args.top_k, alpha=args.alpha)
 
 
 #: What an ``engram info`` count means where the number alone misleads (a newcomer compared "mentions 4,655"
@@ -918,7 +944,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("warning: --no-token: any local user can open the dashboard.", file=sys.stderr)
     query = f"?token={token}" if token else ""
     print(f"Serving {path} at http://{args.host}:{args.port}/{query} (Ctrl-C to stop)", flush=True)
-    env = voila_environment(path, max_kernels=sessions + pool)
+    env = voila_environment(path, max_kernels=sessions + pool, max_message_mb=args.max_upload_mb or DEFAULT_MAX_MESSAGE_MB)
     return serve(command, env)  # ends the whole tree (server and kernels) on a stop signal
 
 
@@ -1121,6 +1147,8 @@ COMMANDS: tuple[Command, ...] = (
                         "file:// URLs)."),
     Command("ask", "ask a question; prints entities, ranked passages and a cited answer",
             _ask_args, cmd_ask),
+    Command("shell", "ask questions in a loop over one open workspace (:help, :within, :json, :quit; history)",
+            _shell_args, cmd_shell),
     Command("info", "what the workspace holds",
             _info_args, cmd_info),
     Command("demo", "init on the bundled sample (if needed), ingest its abstracts, ask a question",

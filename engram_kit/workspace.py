@@ -351,6 +351,27 @@ class Workspace:
 
     @property
     @_loads_once
+    def search_vectors(self) -> Any:
+        """The vectors questions read (nearest neighbours, passage ids, stored vectors): in a read-only open of a
+        local store, its NumPy copy (:mod:`engram_kit.store.vector_cache`: no chromadb import, no snapshot copy of
+        the folder; made on first use after each write); else, and when no copy can be made, :attr:`vectors`.
+        ``check`` and every write use :attr:`vectors` itself."""
+        found = self.__dict__.get("_search_vectors")
+        if found is None:
+            local = (self.manifest.get("vector_store") or {"kind": "local"}).get("kind", "local") == "local"
+            if self.read_only and local and self._vectors is None:
+                from engram_kit.extraction.gazetteer_cache import user_cache_dir
+                from engram_kit.store.vector_cache import cached_vectors
+
+                model = self.manifest["embedding_model"]
+                found = cached_vectors(self.path / "vectors", model_name=model["name"],
+                                       dimension=int(model["dimension"]), cache_dir=user_cache_dir(),
+                                       open_store=lambda: self.vectors)
+            self.__dict__["_search_vectors"] = found = found or self.vectors
+        return found
+
+    @property
+    @_loads_once
     def nodes(self) -> pd.DataFrame:
         """Knowledge-graph node table: ``id, kind, identifier, name``."""
         if self._nodes is None:
@@ -441,13 +462,14 @@ class Workspace:
         version = int(self._read_manifest().get("literature_version", 0))
         cached = self.__dict__.get("_lexical")
         if cached is None or cached[0] != version:
-            cached = self.__dict__["_lexical"] = (version, build_lexical_index(self.store, self.vectors))
+            cached = self.__dict__["_lexical"] = (version, build_lexical_index(self.store, self.search_vectors))
         return cached[1]
 
     def retriever(self, *, store: GraphStore | None = None) -> Retriever:
         """A :class:`Retriever` over this workspace, with its PPR engine (GDS on Neo4j, else CSR). ``store``
         replaces the workspace's store for the reads (the agents pass a lock-serialised wrapper)."""
-        return Retriever(store=store or self.store, vectors=self.vectors, index=self.graph_index, extractor=self.extractor,
+        return Retriever(store=store or self.store, vectors=self.search_vectors, index=self.graph_index,
+                         extractor=self.extractor,
                          resolver=self.resolver, embedder=self.embedder, settings=self.settings,
                          ppr_engine=self._ppr_engine(), graph_name=self.manifest["knowledge_graph"]["name"],
                          lexical=self.lexical_index)
@@ -872,6 +894,9 @@ class Workspace:
     def close(self) -> None:
         """Close the store and the vector store (if opened); idempotent."""
         self.store.close()
+        copy = self.__dict__.pop("_search_vectors", None)
+        if copy is not None and copy is not self._vectors:
+            copy.close()
         if self._vectors is not None:
             self._vectors.close()
             self._vectors = None

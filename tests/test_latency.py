@@ -295,3 +295,43 @@ def test_dashboard_command_keeps_a_warm_kernel_and_a_session_limit(kgx_workspace
     assert "--max-sessions 0" in capsys.readouterr().err
     assert voila_environment(kgx_workspace_path, {}, max_kernels=5)[MAX_KERNELS_ENV] == "5"
     assert MAX_KERNELS_ENV not in voila_environment(kgx_workspace_path, {})
+
+
+def test_read_only_questions_read_a_numpy_copy_of_the_vectors(kgx_workspace_path: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only open serves question reads from a NumPy copy of the local vectors (no chromadb): the same ids,
+    vectors and sources as chromadb, the exact nearest neighbours, a copy keyed on the store's state (a write makes
+    a new one), and a second cold `engram ask` that imports no chromadb."""
+    from engram_kit.store.vector_cache import CachedVectors, cache_key
+    from engram_kit.workspace import Workspace
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
+    copy = tmp_path / "ws"
+    shutil.copytree(kgx_workspace_path, copy)
+    with Workspace.open(copy, read_only=True) as ws:
+        fast = ws.search_vectors
+        assert isinstance(fast, CachedVectors)
+        real = ws.vectors
+        assert sorted(fast.ids()) == sorted(real.ids()) and len(fast.ids()) == real.count() > 0
+        assert sorted(fast.ids("pubmed")) == sorted(real.ids("pubmed")) and fast.ids("uploaded") == []
+        some = real.ids()[:3]
+        mine, theirs = fast.get_embeddings(some), real.get_embeddings(some)
+        assert all(np.array_equal(mine[p], theirs[p]) for p in some)
+        query = ws.embedder.encode(["sonic hedgehog signalling in holoprosencephaly"])[0]
+        everything = real.count()
+        a, b = fast.query(query, everything), real.query(query, everything)  # all rows: HNSW is exact here
+        assert [p for p, _ in a] == [p for p, _ in b]
+        assert max(abs(x - y) for (_, x), (_, y) in zip(a, b)) < 1e-5
+        assert fast.query(query, 5, source="uploaded") == [] and len(fast.query(query, 5)) == 5
+    assert len(list((tmp_path / "user" / "engram-kit").glob("vectors-*.npz"))) == 1  # never in the workspace
+    model = json.loads((copy / "manifest.json").read_text())["embedding_model"]
+    before = cache_key(copy / "vectors", model["name"], int(model["dimension"]))
+    with Workspace.open(copy) as ws:  # a write: one more vector
+        ws.vectors.upsert(["extra#p0"], np.ones((1, int(model["dimension"])), dtype=np.float32), [{"source": "pubmed"}])
+    assert cache_key(copy / "vectors", model["name"], int(model["dimension"])) != before
+    with Workspace.open(copy, read_only=True) as ws:
+        assert "extra#p0" in ws.search_vectors.ids()
+    env = {"XDG_CACHE_HOME": str(tmp_path / "user")}
+    status, out, err, modules = _run_cli(["ask", "What is SHH?", "-w", str(copy)], env=env)
+    assert status == 0 and "Answer" in out, err
+    assert "chromadb" not in modules, modules

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
-from engram_kit.files import write_atomic
+from engram_kit.files import gc_paused, write_atomic
 from engram_kit.version import __version__
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ def cache_key(lexicon_file: Path) -> str:
 
 def _read(path: Path, key: str) -> Gazetteer | None:
     try:
-        with path.open("rb") as handle:
+        with path.open("rb") as handle, gc_paused():  # millions of objects allocated, none freed
             payload = pickle.load(handle)
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, ImportError):
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,11 @@ class Conversation:
         return turn
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format_version": FORMAT_VERSION, **asdict(self)}
+        """The file's content (``dataclasses.asdict`` without its deep copy of every stored answer: the turns'
+        answer dicts are shared, so do not change them)."""
+        return {"format_version": FORMAT_VERSION, "id": self.id, "title": self.title, "created": self.created,
+                "updated": self.updated, "turns": [{"question": t.question, "source": t.source, "answer": t.answer,
+                                                    "created": t.created} for t in self.turns]}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per turn: time, source filter, question, number of claims."""
@@ -110,15 +114,32 @@ def conversation_path(workspace_path: str | Path, conversation_id: str) -> Path:
     return Path(workspace_path) / CONVERSATIONS_DIR / f"{conversation_id}.json"
 
 
+#: Listing rows of conversation files already read, by (path, modification time, size): the history list is
+#: refreshed after every answer, and reading every file again (each holds its answers in full) grew with the
+#: history (issue 30: later answers in the dashboard).
+_LISTED: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+
 def list_conversations(workspace_path: str | Path) -> pd.DataFrame:
     """Saved conversations, newest first: ``id, title, turns, updated``. Unreadable files are skipped."""
     rows = []
     for path in sorted((Path(workspace_path) / CONVERSATIONS_DIR).glob("*.json")):
         try:
-            conv = Conversation.load(path)
-        except DataError:
+            stat = path.stat()
+        except OSError:
             continue
-        rows.append({"id": conv.id, "title": conv.title, "turns": len(conv.turns), "updated": conv.updated})
+        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        row = _LISTED.get(key)
+        if row is None:
+            try:
+                conv = Conversation.load(path)
+            except DataError:
+                continue
+            row = _LISTED[key] = {"id": conv.id, "title": conv.title, "turns": len(conv.turns),
+                                  "updated": conv.updated}
+        rows.append(dict(row))
+    if len(_LISTED) > 4 * max(len(rows), 64):  # rewritten files leave old keys behind
+        _LISTED.clear()
     frame = pd.DataFrame(rows, columns=["id", "title", "turns", "updated"])
     return frame.sort_values("updated", ascending=False, ignore_index=True)
 

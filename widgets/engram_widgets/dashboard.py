@@ -259,6 +259,8 @@ class Dashboard:
 #: Environment variable holding the most kernels (pages + pre-started ones) the server may run at once; set by
 #: ``engram dashboard`` (:func:`voila_environment`), unset means no limit.
 MAX_KERNELS_ENV = "ENGRAM_DASHBOARD_MAX_KERNELS"
+#: The dashboard's websocket message cap in MB (``engram dashboard --max-upload-mb``), for the kernel's upload box.
+MAX_UPLOAD_ENV = "ENGRAM_DASHBOARD_MAX_UPLOAD_MB"
 #: Pages ``engram dashboard`` serves at once by default (``--max-sessions``): with :data:`KERNEL_MEMORY_MB` each,
 #: four sessions and the pre-started kernel take about 12 GB, within a 16 GB machine beside the server; on two
 #: cores, four sessions already share the CPU (benchmarks/results/dashboard_load.md: answers per minute, latency
@@ -376,12 +378,15 @@ def voila_command(notebook: str | Path, *, host: str = "127.0.0.1", port: int = 
 
 
 def voila_environment(workspace: str | Path, base: dict[str, str] | None = None, *,
-                      max_kernels: int | None = None) -> dict[str, str]:
+                      max_kernels: int | None = None, max_message_mb: int | None = None) -> dict[str, str]:
     """Environment for the Voila process: ``$ENGRAM_WORKSPACE`` (absolute) for the kernel, the ``engram``
-    template on ``JUPYTER_PATH``, offline model loading (``HF_HUB_OFFLINE=1``), and ``max_kernels`` (pages +
-    pre-started kernels; None: no limit) as :data:`MAX_KERNELS_ENV`."""
+    template on ``JUPYTER_PATH``, offline model loading (``HF_HUB_OFFLINE=1``), ``max_kernels`` (pages +
+    pre-started kernels; None: no limit) as :data:`MAX_KERNELS_ENV`, and the websocket cap ``max_message_mb``
+    (None: :data:`DEFAULT_MAX_MESSAGE_MB`) as :data:`MAX_UPLOAD_ENV`, which the documents tab states and the page
+    checks an upload against before sending it."""
     env = dict(os.environ if base is None else base)
     env[WORKSPACE_ENV] = str(Path(workspace).resolve())
+    env[MAX_UPLOAD_ENV] = str(int(max_message_mb if max_message_mb is not None else DEFAULT_MAX_MESSAGE_MB))
     if max_kernels is not None:
         env[MAX_KERNELS_ENV] = str(int(max_kernels))
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATE_ROOT), env.get("JUPYTER_PATH", "")) if p)

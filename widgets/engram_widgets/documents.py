@@ -11,6 +11,7 @@ and say why.
 from __future__ import annotations
 
 import html
+import os
 from typing import Any
 
 import ipywidgets as widgets
@@ -25,6 +26,23 @@ STATUS_OPTIONS: tuple[str, ...] = ("all", "pending", "processing", "complete", "
 UPLOAD_LIMITS_NOTE = ("Files up to 50 MiB each are ingested. A file above the dashboard's upload cap (100 MB unless "
                       "started with `engram dashboard --max-upload-mb N`) cannot arrive: the browser connection drops "
                       "it without a message. Ingest such a file with `engram ingest FILE`.")
+#: What the page shows instead of sending an upload above the cap (the template's script fills ``{names}``,
+#: ``{total}`` and ``{cap}``; issue 31 item 6: before, such an upload was lost with no message at all).
+UPLOAD_TOO_LARGE = ("Not uploaded: {names} ({total} MB together) exceed the dashboard's upload cap of {cap} MB, and the "
+                    "browser connection would drop them without a message. Upload fewer or smaller files, ingest it "
+                    "with `engram ingest FILE`, or restart with `engram dashboard --max-upload-mb N`.")
+
+
+def upload_cap_bytes() -> int:
+    """The websocket cap the page checks uploads against, in bytes: ``$ENGRAM_DASHBOARD_MAX_UPLOAD_MB`` (set by
+    ``engram dashboard``) or 100 MB, less 64 KiB for the message's own fields."""
+    from engram_widgets.dashboard import DEFAULT_MAX_MESSAGE_MB, MAX_UPLOAD_ENV
+
+    try:
+        mb = int(os.environ.get(MAX_UPLOAD_ENV, DEFAULT_MAX_MESSAGE_MB))
+    except ValueError:
+        mb = DEFAULT_MAX_MESSAGE_MB
+    return max(1, mb) * 1024 * 1024 - 64 * 1024
 
 #: File types the repository accepts (for the FileUpload ``accept`` filter).
 ACCEPT = ".pdf,.html,.htm,.txt,.md"
@@ -96,6 +114,10 @@ class DocumentRepositoryWidget:
         # Jupyter Server and Voila) without telling the kernel: say the limits before the upload, not after
         why = why or UPLOAD_LIMITS_NOTE
         self.upload_status = widgets.HTML(f"<i>{_e(why)}</i>" if why else "")
+        # read by the page's script, which refuses an upload above the cap and says so in the status line; a widget
+        # of its own, since the status line is rewritten while files are processed
+        self.upload_cap = widgets.HTML(f'<span class="engram-upload-cap" data-cap="{upload_cap_bytes()}" '
+                                       f'data-message="{_e(UPLOAD_TOO_LARGE)}"></span>')
         self.upload_status.add_class("engram-upload-status")
         self.search = widgets.Text(placeholder="search title or file name", continuous_update=False)
         self.status_filter = widgets.Dropdown(options=STATUS_OPTIONS, value="all", description="Status:")
@@ -115,7 +137,7 @@ class DocumentRepositoryWidget:
                             layout=widgets.Layout(width="45%"))
         right = widgets.VBox([widgets.HBox([self.delete_button, self.reprocess_button]), self.confirm, self.detail],
                              layout=widgets.Layout(width="54%"))
-        self.widget = widgets.VBox([widgets.HBox([self.upload, self.progress]), self.upload_status,
+        self.widget = widgets.VBox([widgets.HBox([self.upload, self.progress, self.upload_cap]), self.upload_status,
                                     widgets.HBox([left, right])])
         self.widget.add_class("engram-documents")
         self.refresh()

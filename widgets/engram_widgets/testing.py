@@ -83,8 +83,8 @@ class VoilaServer:
         command = voila_command(self.notebook, port=self.port, max_message_mb=self.max_message_mb, token=self.token,
                                 pool_size=self.pool_size) + list(self.extra_args)
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
-        self.process = subprocess.Popen(command, env=voila_environment(self.workspace), stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+        env = voila_environment(self.workspace, max_message_mb=self.max_message_mb)
+        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -121,6 +121,13 @@ class PageTimings:
     nodes: int = 0
     edges: int = 0
     blocked_requests: list[str] = field(default_factory=list)
+
+
+#: JavaScript: ``supportOf(label)``, the support panel on the page whose title is exactly ``label`` (the one in the
+#: layout when ipywidgets briefly holds two views of it), or null.
+_SUPPORT_OF = ("const supportOf = (label) => Array.from(document.querySelectorAll('.engram-support')).find(x => {"
+               " const t = x.querySelector('p > b'); return x.isConnected && x.offsetParent !== null && !!t"
+               " && t.innerText.trim() === label; }) || null;")
 
 
 class DashboardDriver:
@@ -238,25 +245,33 @@ class DashboardDriver:
                                   "'.engram-exact button.engram-exact-item')).map(b => b.innerText.trim())")
 
     def click_exact(self, index: int = 0, *, timeout: float = 60.0) -> dict[str, Any]:
-        """Click the ``index``-th exact item; wait until the kernel has shown its supporting sentences; returns
-        the item, the sentences shown (text of each list item), the marked names, whether its button is marked
-        selected and whether the sentences start inside the answer box's view and the window."""
+        """Click the ``index``-th exact item; wait until the kernel has shown *its* supporting sentences (the
+        support panel's title names exactly this item, it holds sentences, and this item's button is marked
+        selected); returns the item, the sentences shown (text of each list item), the marked names, whether its
+        button is marked selected and whether the sentences start inside the answer box's view and the window.
+
+        Waiting for the title to name the item matters: right after the click the page may still show the
+        previous item's sentences (a fresh-clone CI run read them), and the panel is moved under the clicked row,
+        so for a moment the page can hold its old and its new view."""
         button = self.page.locator(".engram-exact button.engram-exact-item").nth(index)
         label = button.inner_text().strip()
         button.click()
         self.page.wait_for_function(
-            "(label) => { const s = document.querySelector('.engram-support');"
-            " return s && s.innerText.includes(label + ' rests on') && s.querySelectorAll('li').length > 0; }",
-            arg=label, timeout=timeout * 1000, polling=200)
+            "([label, index]) => { " + _SUPPORT_OF +
+            " const s = supportOf(label);"
+            " const b = document.querySelectorAll('.engram-exact button.engram-exact-item')[index];"
+            " return !!s && s.querySelectorAll('li').length > 0 && !!b && b.classList.contains('engram-exact-selected'); }",
+            arg=[label, index], timeout=timeout * 1000, polling=200)
         self.page.wait_for_timeout(300)  # the page script scrolls the sentences into view
-        return {"item": label, **self.page.evaluate("""(index) => {
-            const s = document.querySelector('.engram-support');
+        return {"item": label, **self.page.evaluate("([label, index]) => { " + _SUPPORT_OF + """
+            const s = supportOf(label);
             const b = document.querySelectorAll('.engram-exact button.engram-exact-item')[index];
             const r = s.getBoundingClientRect(); const box = s.closest('.engram-answer-box').getBoundingClientRect();
             return {visible: r.top >= box.top - 1 && r.top < box.bottom && r.top < window.innerHeight,
+                    title: s.querySelector('b').innerText.trim(),
                     sentences: Array.from(s.querySelectorAll('li')).map(li => li.innerText),
                     marked: Array.from(s.querySelectorAll('mark.engram-mark')).map(m => m.innerText),
-                    selected: b.classList.contains('engram-exact-selected')}; }""", index)}
+                    selected: b.classList.contains('engram-exact-selected')}; }""", [label, index])}
 
     def banner_text(self) -> str:
         return self.page.inner_text(".engram-dashboard-banner")
