@@ -31,6 +31,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
+# the upload cap lives beside the upload box that states it; served from here
+from engram_widgets.documents import DEFAULT_MAX_MESSAGE_MB as DEFAULT_MAX_MESSAGE_MB
+from engram_widgets.documents import MAX_UPLOAD_ENV as MAX_UPLOAD_ENV
+
 log = logging.getLogger(__name__)
 
 #: Tab order of the dashboard.
@@ -259,8 +263,6 @@ class Dashboard:
 #: Environment variable holding the most kernels (pages + pre-started ones) the server may run at once; set by
 #: ``engram dashboard`` (:func:`voila_environment`), unset means no limit.
 MAX_KERNELS_ENV = "ENGRAM_DASHBOARD_MAX_KERNELS"
-#: The dashboard's websocket message cap in MB (``engram dashboard --max-upload-mb``), for the kernel's upload box.
-MAX_UPLOAD_ENV = "ENGRAM_DASHBOARD_MAX_UPLOAD_MB"
 #: Pages ``engram dashboard`` serves at once by default (``--max-sessions``): with :data:`KERNEL_MEMORY_MB` each,
 #: four sessions and the pre-started kernel take about 12 GB, within a 16 GB machine beside the server; on two
 #: cores, four sessions already share the CPU (benchmarks/results/dashboard_load.md: answers per minute, latency
@@ -325,10 +327,6 @@ def write_dashboard_notebook(path: str | Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------------ serving
-#: Largest websocket message Voila accepts, in MB. Tornado's default is 10 MiB and a larger message
-#: closes the kernel websocket without an error in the page: ipywidgets' FileUpload sends each file in one
-#: message, so 40 MB uploads need more (the document repository refuses files above 50 MB anyway).
-DEFAULT_MAX_MESSAGE_MB = 100
 #: Kernels ``engram dashboard`` keeps pre-started and warmed for the next page (``--pool``; see voila_command).
 DEFAULT_POOL_SIZE = 1
 #: Folder put on ``JUPYTER_PATH`` so Voila finds the ``engram`` template (``voila/templates/engram``).

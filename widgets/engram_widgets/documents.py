@@ -19,6 +19,14 @@ import pandas as pd
 
 from engram_kit.errors import EngramError
 
+#: Largest websocket message Voila accepts, in MB (``engram dashboard --max-upload-mb``). Tornado's default is 10 MiB
+#: and a larger message closes the kernel websocket without an error in the page: ipywidgets' FileUpload sends each
+#: file in one message, so 40 MB uploads need more (the document repository refuses files above 50 MB anyway).
+#: Defined here, beside the upload box that states it; :mod:`engram_widgets.dashboard` serves with it.
+DEFAULT_MAX_MESSAGE_MB = 100
+#: The dashboard's websocket message cap in MB (``engram dashboard --max-upload-mb``), for the kernel's upload box.
+MAX_UPLOAD_ENV = "ENGRAM_DASHBOARD_MAX_UPLOAD_MB"
+
 #: Status filter options (the repository's statuses, plus "all").
 STATUS_OPTIONS: tuple[str, ...] = ("all", "pending", "processing", "complete", "error")
 #: Shown under the upload button: a file above the websocket cap never reaches the kernel, so nothing could
@@ -36,8 +44,6 @@ UPLOAD_TOO_LARGE = ("Not uploaded: {names} ({total} MB together) exceed the dash
 def upload_cap_bytes() -> int:
     """The websocket cap the page checks uploads against, in bytes: ``$ENGRAM_DASHBOARD_MAX_UPLOAD_MB`` (set by
     ``engram dashboard``) or 100 MB, less 64 KiB for the message's own fields."""
-    from engram_widgets.dashboard import DEFAULT_MAX_MESSAGE_MB, MAX_UPLOAD_ENV
-
     try:
         mb = int(os.environ.get(MAX_UPLOAD_ENV, DEFAULT_MAX_MESSAGE_MB))
     except ValueError:
