@@ -163,6 +163,37 @@ class Settings:
              "PPR; exact and alias matches seed at any confidence above min_link_confidence. Higher because one "
              "wrong seed steers the whole walk: 'cancer' would otherwise seed 'bone cancer' (TF-IDF 0.61) in "
              "'What is the role of TP53 in cancer?'.")
+    default_kind_prior: float = setting(
+        0.7, section="retrieval", unit="prior", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (the middle of engram_kit.retrieval.question.KIND_PRIORS)",
+        help="Kind prior of a node kind not listed in KIND_PRIORS, when one question mention matches several kinds "
+             "equally well (higher wins).")
+    prefix_confidence: float = setting(
+        0.85, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: below an exact name (1.0) and a synonym (0.9), as a variant is weaker evidence",
+        help="Confidence of a question reading found by a word-boundary prefix of a lexicon name ('type 2 "
+             "diabetes' -> 'type 2 diabetes mellitus').")
+    question_abbreviation_confidence: float = setting(
+        0.8, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval, source="engram-kit",
+        help="Confidence of an upper-case question word that is a lexicon synonym but not defined in the text "
+             "('AD'); kind priors then choose among its readings.")
+    allele_confidence: float = setting(
+        0.85, section="retrieval", unit="confidence", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: as a prefix variant (the gene is named, the allele is more specific)",
+        help="Confidence of an allele in a question read as its gene ('APOE E4', 'ApoE4' -> APOE).")
+    max_variant_nodes: int = setting(
+        8, section="retrieval", unit="nodes", range=">= 1", check=_positive_int, source="engram-kit",
+        help="A prefix or abbreviation reading of a question span matching more distinct nodes than this is too "
+             "generic to seed.")
+    max_span_words: int = setting(
+        6, section="retrieval", unit="words", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Longest question span tried against the lexicon for prefix, abbreviation and allele readings.")
+    max_prefix_tail_words: int = setting(
+        1, section="retrieval", unit="words", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit: 'green tea' -> 'green tea antibacterial hand sanitizer' (a DrugBank product name of "
+               "Ethanol) was accepted at 0.85 with more",
+        help="Words a prefix reading may add to the question's span: one qualifier ('type 2 diabetes' -> '... "
+             "mellitus'); more name something else that merely starts with the span.")
     max_question_chars: int = setting(
         2_000, section="retrieval", unit="characters", range=">= 1", check=_positive_int,
         source="engram-kit (longer input is almost certainly a pasted document)",
@@ -180,6 +211,88 @@ class Settings:
     max_candidates: int = setting(5, section="resolution", unit="entities", range=">= 1", check=_positive_int,
                                   source="engram-kit", help="Candidate entities kept per mention, ranked by "
                                                             "confidence.")
+    exact_confidence: float = setting(
+        1.0, section="resolution", unit="confidence", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (an engineering choice, checked by the reliability diagram of "
+               "benchmarks/results/calibration.md)",
+        help="Confidence of an exact name match before the ambiguity factor a(n) = 0.5 + 0.5 * share "
+             "(engram_kit.resolution.resolver): an unambiguous exact name scores this.")
+    alias_confidence: float = setting(
+        0.9, section="resolution", unit="confidence", range="[0, exact_confidence]",
+        check=lambda v, s: 0.0 <= float(v) <= s.exact_confidence,
+        source="engram-kit (engineering choice; benchmarks/results/calibration.md)",
+        help="Confidence of a synonym match (gene symbol, Disease Ontology, DrugBank, MeSH) before the ambiguity "
+             "factor; below an exact name because a synonym is shared more often.")
+    abbreviation_factor: float = setting(
+        0.95, section="resolution", unit="factor", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (engineering choice)",
+        help="A short form defined in the text ('AD' for 'Alzheimer's disease') gets this times its long form's "
+             "confidence: the definition is strong evidence but the short form itself is not a name.")
+    tfidf_scale: float = setting(
+        0.8, section="resolution", unit="factor", range="[0, alias_confidence)",
+        check=lambda v, s: 0.0 <= float(v) < s.alias_confidence,
+        source="engram-kit (engineering choice; benchmarks/results/calibration.md)",
+        help="Fuzzy TF-IDF confidence = this * character 3-gram cosine * ambiguity factor * kind prior, so a fuzzy "
+             "match never reaches an alias.")
+    tfidf_min_cosine: float = setting(
+        0.5, section="resolution", unit="cosine", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (engineering choice)",
+        help="Lowest character 3-gram TF-IDF cosine of a lexicon key that makes a fuzzy candidate.")
+    embedding_scale: float = setting(
+        0.7, section="resolution", unit="factor", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (engineering choice)",
+        help="Embedding-fallback confidence = this * max(0, cosine of the query and '<name> (<kind>)') * kind "
+             "prior.")
+    embedding_trigger: float = setting(
+        0.8, section="resolution", unit="cosine", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (engineering choice)",
+        help="Best TF-IDF cosine below which the embedding re-ranking runs (only with an embedder).")
+    embedding_pool: int = setting(
+        20, section="resolution", unit="lexicon keys", range=">= 1", check=_positive_int,
+        source="engram-kit (only these few names are embedded, never all 47 k)",
+        help="Top TF-IDF keys whose nodes the embedding fallback re-ranks.")
+    embedding_pool_min_cosine: float = setting(
+        0.2, section="resolution", unit="cosine", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (engineering choice)",
+        help="Lowest TF-IDF cosine of a key admitted to the embedding pool.")
+    context_temperature: float = setting(
+        0.1, section="resolution", unit="cosine", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit: MiniLM cosines differ by ~0.1 between a fitting and an unrelated name; 0.1 turns "
+               "that into a ~e:1 preference",
+        help="Softmax temperature of the context similarities that break ties between equally named nodes when "
+             "an embedder is given.")
+    human_taxon_preference: float = setting(
+        4.0, section="resolution", unit="factor", range=">= 1", check=lambda v, _: float(v) >= 1.0,
+        source="engram-kit (engineering choice; literature questions here are about human biology)",
+        help="Weight of the human node in a tie between orthologous genes of several species (KGX in_taxon: "
+             "'SHH' of human, mouse, zebrafish); context embeddings still decide first. 1 = no preference.")
+    word_similarity: float = setting(
+        0.85, section="resolution", unit="difflib ratio", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: one letter in seven may differ ('alzheimers'/'alzheimer' 0.95, 'diseas'/'disease' "
+               "0.92, 'neurodegenerative'/'degenerative' 0.83 fails)",
+        help="Ratio two words need to count as the same word when the link policy checks a fuzzy match's "
+             "content words both ways.")
+    adverse_window: int = setting(
+        4, section="resolution", unit="tokens", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit ('levodopa-induced dyskinesias' reads as adverse; 'Parkinson's disease' later in the "
+               "sentence stays the disease)",
+        help="Tokens either side of a mention searched for an adverse-event cue before a Side Effect reading is "
+             "preferred.")
+    gene_window: int = setting(
+        3, section="resolution", unit="tokens", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit", help="Tokens either side of a gene alias searched for a gene word ('CB2 receptor').")
+    name_variant_factor: float = setting(
+        0.9, section="resolution", unit="factor", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: below an alias, as 'breast cancer' is the graph's broader name for what 'breast "
+               "carcinoma' names",
+        help="Confidence of an exact or alias reading of a rewritten name variant ('carcinoma of the breast' -> "
+             "'breast carcinoma' -> 'breast cancer'), relative to that reading's own confidence "
+             "(engram_kit.evidence.search.name_variants).")
+    repeat_evidence_weight: float = setting(
+        0.5, section="resolution", unit="weight", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: a heuristic middle (engram_kit.resolution.aliases)",
+        help="Weight of each document after the first in the discounted noisy-OR of learned-alias evidence; 0 "
+             "ignores repetition, 1 treats documents as independent witnesses.")
     # --- chunking (document passages; engram_kit.ingestion.chunking) ----------------------------
     target_passage_tokens: int = setting(
         200, section="chunking", unit="word pieces", range="(passage_overlap_tokens, max_passage_tokens]",
@@ -255,10 +368,21 @@ class Settings:
     desk_top_n: int = setting(
         10, section="desk", unit="answers", range=">= 1", check=_positive_int, source="engram-kit",
         help="Answers listed per relation plan of the desk (the total is always given beside them).")
+    desk_via_shown: int = setting(
+        3, section="desk", unit="nodes", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Middle nodes named per two-hop answer row of a desk relation plan (the count of all is given).")
     desk_max_hops: int = setting(
         4, section="desk", unit="hops", range=">= 1", check=_positive_int,
         source="engram-kit (issue 5 guard: variable-length patterns must be bounded)",
         help="Longest variable-length relationship or quantified path the desk's query guard accepts.")
+    desk_max_query_chars: int = setting(
+        8_000, section="desk", unit="characters", range=">= 1", check=_positive_int,
+        source="engram-kit (issue 5 guard; the desk's own templates are under 2,000)",
+        help="Longest Cypher text the desk's query guard accepts.")
+    desk_max_nesting: int = setting(
+        32, section="desk", unit="levels", range=">= 1", check=_positive_int,
+        source="engram-kit (issue 5 guard: real desk queries nest under 10 levels)",
+        help="Deepest nesting of ( [ { and CASE ... END the desk's query guard accepts.")
     # --- exact answers (engram_kit.answering.exact; measured in benchmarks/results/bioasq_answers.md) ---
     exact_passages: int = setting(
         10, section="retrieval", unit="passages", range=">= 1", check=_positive_int,
