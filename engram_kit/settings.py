@@ -311,6 +311,10 @@ class Settings:
         check=lambda v, s: 0 <= int(v) < s.target_passage_tokens, source="engram-kit",
         help="Overlap of consecutive passages: whole trailing sentences of the previous passage holding at most "
              "this many word pieces (a single last sentence up to twice that) start the next one.")
+    min_tail_tokens: int = setting(
+        50, section="chunking", unit="word pieces", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit (a quarter of target_passage_tokens)",
+        help="A last passage shorter than this is merged into its predecessor when they fit max_passage_tokens.")
     # --- memory (multi-turn sessions; engram_kit.memory) ------------------------------------------
     memory_half_life_turns: float = setting(
         2.0, section="memory", unit="turns", range="> 0", check=lambda v, _: float(v) > 0.0,
@@ -408,6 +412,137 @@ class Settings:
     batch_size: int = setting(64, section="ingestion", unit="documents", range=">= 1", check=_positive_int,
                               source="engram-kit",
                               help="Documents per store transaction and embedding batch during ingestion.")
+    embed_batch: int = setting(
+        64, section="ingestion", unit="texts", range=">= 1", check=_positive_int,
+        source="issue 18, benchmarks/results/ingest.md: 512 shared abstracts with the int8 embedder peaked at "
+               "4,764 MB RSS with model batches of 256 vs 1,167 MB with 64, at 27.2 vs 25.5 CPU-s",
+        help="Most texts per embedding-model call during ingestion, whatever batch_size (the store batch) is.")
+    max_auto_workers: int = setting(
+        4, section="ingestion", unit="processes", range=">= 1", check=_positive_int,
+        source="engram-kit: past 4 the single store writer is the bottleneck",
+        help="Most worker processes an ingestion with workers=0 (automatic) starts.")
+    load_chunk_articles: int = setting(
+        2048, section="ingestion", unit="articles", range=">= 1", check=_positive_int,
+        source="engram-kit (about 8 map batches of 256; one chunk's transaction and vector upsert stay well "
+               "under a GB)",
+        help="Articles per store write when loading sharded (Ray) ingestion output: a NounPhrase mentioned across "
+             "shards is merged once per chunk rather than once per shard.")
+    repair_batch: int = setting(
+        256, section="ingestion", unit="passages", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Passages re-embedded per batch when a consistency repair re-embeds drifted passages.")
+    ray_actor_cpus: float = setting(
+        0.5, section="ingestion", unit="logical CPUs", range="(0, 1]", check=lambda v, _: 0.0 < float(v) <= 1.0,
+        source="engram-kit: on 2 cores, 1 CPU per actor plus a 1-CPU read task left the pool waiting forever",
+        help="Logical CPUs per map actor on a local Ray, fractional so the pool (one actor per core) and the read "
+             "tasks beside it fit the num_cpus Ray was started with.")
+    ray_read_cpus: float = setting(
+        0.25, section="ingestion", unit="logical CPUs", range="(0, 1]", check=lambda v, _: 0.0 < float(v) <= 1.0,
+        source="engram-kit (parsing a file is light next to the map)", help="Logical CPUs of a Ray read task.")
+    ray_init_attempts: int = setting(
+        3, section="ingestion", unit="attempts", range=">= 1", check=_positive_int,
+        source="engram-kit: Ray waits a fixed 30 s for its raylet, which a loaded machine missed (load 17 on 2 "
+               "cores)",
+        help="Attempts of ray.init before local Ray ingestion gives up.")
+    max_line_chars: int = setting(
+        1 << 20, section="ingestion", unit="characters", range=">= 1", check=_positive_int,
+        source="engram-kit: a real PubMed record is under 30 KB; a gzipped line expanding to 1 GB reached 9 GB RSS "
+               "before this limit",
+        help="Longest JSON Lines line read (1 MiB), checked while streaming; a longer line raises DataError.")
+    max_abstract_chars: int = setting(
+        200_000, section="ingestion", unit="characters", range=">= 1", check=_positive_int,
+        source="engram-kit: far above any MEDLINE abstract, below spaCy's 1,000,000-character limit that raised "
+               "E088 mid-ingest",
+        help="Longest abstract accepted; a longer one raises DataError naming the record.")
+    max_title_chars: int = setting(
+        5_000, section="ingestion", unit="characters", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Longest article title accepted; a longer one raises DataError naming the record.")
+    max_pdf_bytes: int = setting(
+        50 * 1024 * 1024, section="ingestion", unit="bytes", range=">= 1", check=_positive_int,
+        source="the document-repository issue (50 MB)", help="Size limit of an uploaded PDF (50 MiB).")
+    max_pdf_pages: int = setting(
+        500, section="ingestion", unit="pages", range=">= 1", check=_positive_int,
+        source="engram-kit (a 500-page upload is a book or a scan batch, not a paper)",
+        help="Page-count limit of an uploaded PDF.")
+    min_chars_per_page: int = setting(
+        20, section="ingestion", unit="characters", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit", help="Fewer extracted characters per PDF page than this means 'no text layer' (a scan).")
+    furniture_margin: float = setting(
+        0.08, section="ingestion", unit="share of the page height", range="[0, 0.5)",
+        check=lambda v, _: 0.0 <= float(v) < 0.5, source="engram-kit",
+        help="Bands at the top and bottom of a PDF page where running headers and footers are looked for.")
+    max_heading_chars: int = setting(
+        90, section="ingestion", unit="characters", range=">= 1", check=_positive_int, source="engram-kit",
+        help="A PDF heading has at most this many characters (and max_heading_words words).")
+    max_heading_words: int = setting(
+        12, section="ingestion", unit="words", range=">= 1", check=_positive_int, source="engram-kit",
+        help="A PDF heading has at most this many words.")
+    max_pdf_title_chars: int = setting(
+        400, section="ingestion", unit="characters", range=">= 1", check=_positive_int, source="engram-kit",
+        help="A PDF layout title longer than this is body text set large, not a title.")
+    reference_list_min_entries: int = setting(
+        5, section="ingestion", unit="entries", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Least numbered entries ('1. ', '[1] ') for a text to be read as a reference list.")
+    reference_list_min_share: float = setting(
+        0.8, section="ingestion", unit="share of entries", range="[0, 1]", check=_unit_interval,
+        source="engram-kit", help="Least share of those entries that read bibliographic (volume:pages, DOI, PMID, "
+                                  "et al.) for a text to be a reference list.")
+    shingle_words: int = setting(
+        3, section="ingestion", unit="words", range=">= 1", check=_positive_int,
+        source="engram-kit (short notes still have enough shingles to compare)",
+        help="Words per shingle of an uploaded document's content fingerprint.")
+    fingerprint_size: int = setting(
+        256, section="ingestion", unit="hashes", range=">= 1", check=_positive_int,
+        source="bottom-k sketch (Broder 1997; Cohen & Kaplan 2007): exact Jaccard below 256 shingles, standard error "
+               "~0.03 above",
+        help="Shingle hashes kept per content fingerprint.")
+    same_source_similarity: float = setting(
+        0.5, section="ingestion", unit="Jaccard", range="[0, 1]", check=_unit_interval,
+        source="engram-kit: a paper revised in one sentence of 40 scores 0.97, an unrelated paper of the same file "
+               "name near 0",
+        help="Least fingerprint similarity for two uploads with the same file name to be one source (versions).")
+    doi_confidence: float = setting(
+        0.8, section="ingestion", unit="confidence", range="[0, 1]", check=_unit_interval,
+        source="engram-kit (0.85: printed on page 1; 0.5: a reference's DOI)",
+        help="A DOI read with at least this confidence identifies an uploaded document's source.")
+    section_summary_sentences: int = setting(
+        3, section="ingestion", unit="sentences", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Sentences kept in the extractive summary of a document section.")
+    document_summary_sentences: int = setting(
+        5, section="ingestion", unit="sentences", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Sentences kept in the extractive summary of a whole document.")
+    summary_lead_bonus: float = setting(
+        0.1, section="ingestion", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (position cue)",
+        help="Score bonus of a text's first sentence in the extractive summary, added to its cosine with the "
+             "text's mean sentence vector.")
+    summary_min_sentence_words: int = setting(
+        6, section="ingestion", unit="words", range=">= 1", check=_positive_int,
+        source="engram-kit (headings, table debris)", help="Sentences with fewer words are not picked for a summary.")
+    summary_max_sentence_words: int = setting(
+        80, section="ingestion", unit="words", range=">= summary_min_sentence_words",
+        check=lambda v, s: int(v) >= s.summary_min_sentence_words, source="engram-kit (run-ons)",
+        help="Sentences with more words are not picked for a summary.")
+    known_zipf: float = setting(
+        1.5, section="ingestion", unit="Zipf (log10 per billion words, wordfreq's 0-8 scale)", range="[0, 8]",
+        check=lambda v, _: 0.0 <= float(v) <= 8.0, source="engram-kit (wordfreq)",
+        help="Zipf frequency from which a word counts as a known English word when repairing PDF text (split "
+             "words, ligatures).")
+    part_zipf: float = setting(
+        2.5, section="ingestion", unit="Zipf", range="[0, 8]", check=lambda v, _: 0.0 <= float(v) <= 8.0,
+        source="engram-kit (wordfreq)",
+        help="Zipf frequency from which each part of a hyphenated pair counts as a word of its own (compound "
+             "test of the PDF text repair).")
+    ligature_document_support: int = setting(
+        2, section="ingestion", unit="words", range=">= 1", check=_positive_int,
+        source="engram-kit: two, so one odd word never decides for a whole font",
+        help="Supporting words (over a document's other fonts) a ligature mapping needs before a font without "
+             "evidence of its own takes it.")
+    max_page_bytes: int = setting(
+        10 * 1024 * 1024, section="ingestion", unit="bytes", range=">= 1", check=_positive_int,
+        source="engram-kit", help="Largest web page downloaded (10 MiB).")
+    fetch_timeout_s: float = setting(
+        20.0, section="ingestion", unit="seconds", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit", help="Seconds to wait for a web server to connect and to send each chunk.")
     embedding_model: str = setting(
         "minilm-onnx-int8", section="ingestion", unit="embedder registry key",
         source="engram_kit.embeddings (measurements: benchmarks/results/ingest.md)",

@@ -2,7 +2,7 @@
 
 A module constant here is a module-level assignment (``NAME = ...``, ``NAME: T = ...``) whose target is an
 UPPER_CASE name and whose value is a numeric literal (int or float, signed, or simple arithmetic of numeric
-literals such as ``128 * 1024``) or a tuple/list/set/frozenset of them. ``engram_kit/settings.py`` is
+literals such as ``128 * 1024``) or a tuple/list/set/frozenset of them; ``A, B = 90, 12`` counts as two. ``engram_kit/settings.py`` is
 skipped: its fields are the tunables. Booleans are not numbers here.
 
 Every constant this finds must be either a :class:`engram_kit.settings.Settings` field (then it is no
@@ -96,6 +96,10 @@ def constants_in(path: Path, root: Path = REPO) -> Iterator[ModuleConstant]:
         for target in targets:
             if isinstance(target, ast.Name) and _is_upper(target.id):
                 yield ModuleConstant(rel, target.id, stmt.lineno, ast.get_source_segment(source, value) or "")
+            elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+                for name, part in zip(target.elts, value.elts):  # A, B = 90, 12
+                    if isinstance(name, ast.Name) and _is_upper(name.id):
+                        yield ModuleConstant(rel, name.id, stmt.lineno, ast.get_source_segment(source, part) or "")
 
 
 def find_constants(package: Path = PACKAGE, root: Path = REPO) -> list[ModuleConstant]:
