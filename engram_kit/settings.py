@@ -1,8 +1,8 @@
 """The one settings object of engram-kit.
 
 Every tunable number lives here, with its unit, its range and where its default comes from. Fields are
-grouped in sections -- ``retrieval``, ``resolution``, ``chunking``, ``memory``, ``desk``, ``ingestion`` and
-``general`` -- declared with :func:`setting`. Attribute access stays flat (``settings.damping``) and each
+grouped in sections -- ``retrieval``, ``resolution``, ``chunking``, ``memory``, ``desk``, ``answering``,
+``analysis``, ``ingestion`` and ``general`` -- declared with :func:`setting`. Attribute access stays flat (``settings.damping``) and each
 section is also a view (``settings.retrieval.damping``, ``settings.section("memory")``). A workspace stores
 its settings in the manifest nested by section (:meth:`Settings.to_dict`); :meth:`Settings.from_dict` reads
 that and the flat form of older manifests back.
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     import pandas as pd  # imported by describe(): `import engram_kit` and `engram --help` need no pandas
 
 #: Section names, in display and manifest order.
-SECTIONS: tuple[str, ...] = ("retrieval", "resolution", "chunking", "memory", "desk", "ingestion", "general")
+SECTIONS: tuple[str, ...] = ("retrieval", "resolution", "chunking", "memory", "desk", "answering", "analysis",
+                             "ingestion", "general")
 
 
 def setting(default: Any, *, section: str, help: str, unit: str = "", range: str = "", source: str = "",
@@ -288,6 +289,10 @@ class Settings:
         help="Confidence of an exact or alias reading of a rewritten name variant ('carcinoma of the breast' -> "
              "'breast carcinoma' -> 'breast cancer'), relative to that reading's own confidence "
              "(engram_kit.evidence.search.name_variants).")
+    ols_max_response_bytes: int = setting(
+        5_000_000, section="resolution", unit="bytes", range=">= 1", check=_positive_int,
+        source="engram-kit (an OLS4 search page of 100 hits is ~50 kB)",
+        help="Most bytes read from one response of the optional OLS4 term look-up.")
     repeat_evidence_weight: float = setting(
         0.5, section="resolution", unit="weight", range="[0, 1]", check=_unit_interval,
         source="engram-kit: a heuristic middle (engram_kit.resolution.aliases)",
@@ -387,6 +392,13 @@ class Settings:
         32, section="desk", unit="levels", range=">= 1", check=_positive_int,
         source="engram-kit (issue 5 guard: real desk queries nest under 10 levels)",
         help="Deepest nesting of ( [ { and CASE ... END the desk's query guard accepts.")
+    desk_memory_headroom: float = setting(
+        0.125, section="desk", unit="share of desk_max_memory_mb", range="[0, 0.5]",
+        check=lambda v, _: 0.0 <= float(v) <= 0.5,
+        source="engram-kit (benchmarks/bad_inputs.py: a poll at the cap alone let a query reach 2064 MiB under "
+               "2048)",
+        help="Share of the desk query process's memory cap kept free for growth between two RSS polls (at least "
+             "64 MiB): the process is sized and stopped at the cap less this.")
     # --- exact answers (engram_kit.answering.exact; measured in benchmarks/results/bioasq_answers.md) ---
     exact_passages: int = setting(
         10, section="retrieval", unit="passages", range=">= 1", check=_positive_int,
@@ -408,6 +420,108 @@ class Settings:
         check=lambda v, _: 0.0 < float(v) <= 1.0,
         source="engram-kit, chosen on BioASQ 12b dev (benchmarks/results/bioasq_answers.md)",
         help="Negative share of the yes/no evidence weight from which the verdict is 'no' (else 'yes').")
+    # --- answering: answers, agents and answer graphs (display bounds of what a reader is shown) ----
+    agent_recorded_rows: int = setting(
+        200, section="answering", unit="rows", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Rows of each agent query kept in its QueryRecord (the count of all rows is kept too).")
+    agent_edge_limit: int = setting(
+        1000, section="answering", unit="edges", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Most edges one entity_edges_* query returns to an agent, per direction.")
+    agent_cited_edges: int = setting(
+        3, section="answering", unit="citations", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Citations kept per grouped phenotype finding (the finding names more entities than it cites; all "
+             "are in its table).")
+    agent_table_rows: int = setting(
+        10, section="answering", unit="rows", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Rows of an agent's table shown before '... and N more rows'.")
+    answer_graph_max_nodes: int = setting(
+        150, section="answering", unit="nodes", range=">= 1", check=_positive_int,
+        source="the answer-graph issue's 'typical answer' size (<= 150 nodes)",
+        help="Default cap of nodes in an exported answer graph (engram_kit.exports).")
+    answer_graph_focus_nodes: int = setting(
+        40, section="answering", unit="nodes", range=">= 1", check=_positive_int,
+        source="engram-kit: every label legible in a ~600x450 px panel (the dashboard's browser test)",
+        help="Nodes of the focused default view of an answer graph (AnswerGraph.focus).")
+    neighbour_limit: int = setting(
+        300, section="answering", unit="edges", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Most edges per direction the graph explorer's neighbourhood returns unless the caller asks otherwise "
+             "(engram_kit.exploration).")
+    answer_top_n: int = setting(
+        10, section="answering", unit="answers", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Answers a graph-facts answer lists (engram_kit.answering.facts); the total is always stated.")
+    answer_item_pool: int = setting(
+        2000, section="answering", unit="targets", range=">= 1", check=_positive_int,
+        source="engram-kit: enough for every side effect of a drug (Donepezil has 348), bounded so a hub's listing "
+               "stays one small query",
+        help="Targets read per relation before a graph-facts answer orders them.")
+    answer_reading_anchors: int = setting(
+        3, section="answering", unit="anchors", range=">= 0", check=lambda v, _: int(v) >= 0, source="engram-kit",
+        help="Question anchors whose same-name nodes of other labels are looked up (GraphFacts.same_name_readings).")
+    answer_focus_max_nodes: int = setting(
+        40, section="answering", unit="nodes", range=">= 1", check=_positive_int,
+        source="the answer-graph issue's bound: a reader can take in 40 nodes",
+        help="Nodes of an answer's focused graph at most (engram_kit.answering.focus).")
+    headline_names: int = setting(
+        5, section="answering", unit="names", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Names an answer's headline lists at most (the count says how many more there are).")
+    answer_part2_shown: int = setting(
+        10, section="answering", unit="items", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Items of the second part of a two-part question ('... might also help') listed in one claim.")
+    answer_label_publications: int = setting(
+        3, section="answering", unit="publications", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Publications shown in a citation label before '+N more'.")
+    answer_search_passages: int = setting(
+        10, section="answering", unit="passages", range=">= 1", check=_positive_int,
+        source="engram-kit: every passage retrieval returns by default (top_k 10); with 4, the passage that answered "
+               "'Which drugs treat Parkinson's disease?' best ranked fifth",
+        help="Passages the extractive composer searches for supporting literature lines.")
+    answer_max_lines: int = setting(
+        4, section="answering", unit="sentences", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Literature lines an extractive answer quotes at most (fewer when fewer sentences support it).")
+    answer_entity_bonus: float = setting(
+        0.1, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (benchmarks/answer_sentences.py)",
+        help="Sentence-score bonus per question or evidence-path entity a sentence names; other mentions earn "
+             "nothing (they rewarded measurement lists).")
+    answer_relation_bonus: float = setting(
+        0.1, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (benchmarks/answer_sentences.py)",
+        help="Sentence-score bonus of a sentence that words the asked relation ('treats', 'side effect').")
+    answer_kind_bonus: float = setting(
+        0.05, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (benchmarks/answer_sentences.py)",
+        help="Sentence-score bonus of a sentence that names the asked node kind.")
+    answer_methods_penalty: float = setting(
+        0.15, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (benchmarks/answer_sentences.py)",
+        help="Sentence-score penalty of a methods sentence (a significance threshold being set, not a result).")
+    answer_finding_bonus: float = setting(
+        0.2, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (benchmarks/answer_sentences.py)",
+        help="Sentence-score bonus of a sentence that reports a finding: a question is answered by what a study "
+             "found, and its background sentence, which restates the question, is otherwise the closest.")
+    answer_item_bonus: float = setting(
+        0.1, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit", help="Sentence-score bonus of a sentence naming an answer item.")
+    answer_title_penalty: float = setting(
+        0.1, section="answering", unit="cosine", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit",
+        help="Sentence-score penalty of a title (kept only when the abstract states no finding, and then below a "
+             "supporting abstract sentence of equal similarity).")
+    # --- analysis: literature maps (engram_kit.analysis) -----------------------------------------
+    map_max_evidence: int = setting(
+        3, section="analysis", unit="sentences", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Evidence sentences kept per co-occurrence edge (and, separately, per typed relation of an edge).")
+    map_min_occurrence: int = setting(
+        4, section="analysis", unit="sentences", range=">= 1", check=_positive_int,
+        source="the minimum-occurrence default of the Empirica literature-mapping tool (VOSviewer's term-map "
+               "default is 10, for larger corpora)",
+        help="Fewest sentences an edge needs in a merged literature map (MapConfig.min_occurrence).")
+    map_relation_bonus: float = setting(
+        1.0, section="analysis", unit="sentences", range=">= 0", check=lambda v, _: float(v) >= 0.0,
+        source="engram-kit (an engineering choice, not a fitted value)",
+        help="Extra weight per sentence in which a typed verb pattern links the pair: 1 = an explicit 'A induces "
+             "B' sentence counts twice as much as a bare co-occurrence (MapConfig.relation_bonus).")
     # --- ingestion -------------------------------------------------------------------------------
     batch_size: int = setting(64, section="ingestion", unit="documents", range=">= 1", check=_positive_int,
                               source="engram-kit",
@@ -537,6 +651,43 @@ class Settings:
         source="engram-kit: two, so one odd word never decides for a whole font",
         help="Supporting words (over a document's other fonts) a ligature mapping needs before a font without "
              "evidence of its own takes it.")
+    table_min_symbol_length: int = setting(
+        3, section="ingestion", unit="characters", range=">= 1", check=_positive_int,
+        source="engram-kit: two-letter symbols ('HP', 'AR', 'CP') are also abbreviations and column codes",
+        help="Least length of a gene symbol read in a table cell (engram_kit.extraction.tables).")
+    table_min_column_cells: int = setting(
+        3, section="ingestion", unit="cells", range=">= 1", check=_positive_int, source="engram-kit",
+        help="A table column is a gene column when it has at least this many non-empty cells in the passage and "
+             "table_min_gene_share of them are official gene symbols.")
+    table_min_gene_share: float = setting(
+        0.5, section="ingestion", unit="share of cells", range="[0, 1]", check=_unit_interval, source="engram-kit",
+        help="Least share of a column's non-empty cells that are official gene symbols for a gene column.")
+    table_min_name_length: int = setting(
+        5, section="ingestion", unit="characters", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Least length of a Disease or Compound primary name that links a whole table cell ('Metformin').")
+    setting_min_occurrences: int = setting(
+        2, section="ingestion", unit="occurrences", range=">= 1", check=_positive_int, source="engram-kit",
+        help="Occurrences of a surface that must classify a setting noun ('trauma patients') before the "
+             "document-level setting cue is set for it.")
+    setting_min_share: float = setting(
+        0.5, section="ingestion", unit="share of occurrences", range="[0, 1]", check=_unit_interval,
+        source="engram-kit",
+        help="Least share of a surface's occurrences that classify a setting noun before the document-level "
+             "setting cue is set for it.")
+    abbreviation_spare_words: int = setting(
+        3, section="ingestion", unit="words", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit, after Schwartz & Hearst (PSB 2003), who look at min(|A| + 5, 2 |A|) words",
+        help="Words of the phrase before '(' looked at for a short form's long form: its letters plus this many "
+             "('Ministry of Health (MOH)' spells M-H with 'of').")
+    embedding_window_overlap: int = setting(
+        32, section="ingestion", unit="word pieces", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit: 32 of 254 pieces = 13% extra compute on long texts",
+        help="Word pieces shared by consecutive windows when an embedder encodes a text longer than its window, so "
+             "a sentence cut at a window border is seen whole by one of the two.")
+    gazetteer_cache_keep: int = setting(
+        4, section="ingestion", unit="gazetteers", range=">= 1", check=_positive_int,
+        source="engram-kit (about 60 MB each for Hetionet)",
+        help="Gazetteers kept in the user cache folder, the most recently written.")
     max_page_bytes: int = setting(
         10 * 1024 * 1024, section="ingestion", unit="bytes", range=">= 1", check=_positive_int,
         source="engram-kit", help="Largest web page downloaded (10 MiB).")
@@ -553,6 +704,13 @@ class Settings:
     # --- general ---------------------------------------------------------------------------------
     progress: bool = setting(True, section="general", unit="flag", source="engram-kit",
                              help="Show tqdm progress bars on long work.")
+    progress_line_interval_s: float = setting(
+        30.0, section="general", unit="seconds", range="> 0", check=lambda v, _: float(v) > 0.0,
+        source="engram-kit", help="Seconds between two plain progress lines (the first and last are always written).")
+    llm_max_retries: int = setting(
+        4, section="general", unit="retries", range=">= 0", check=lambda v, _: int(v) >= 0,
+        source="engram-kit (the Anthropic SDK waits 0.5 s * 2^n, at most 8 s, between tries)",
+        help="Retries of an LLM call on 429/529/5xx before it fails.")
 
     def __post_init__(self) -> None:
         self.validate()
@@ -617,6 +775,14 @@ class Settings:
     @property
     def desk(self) -> SettingsSection:
         return self.section("desk")
+
+    @property
+    def answering(self) -> SettingsSection:
+        return self.section("answering")
+
+    @property
+    def analysis(self) -> SettingsSection:
+        return self.section("analysis")
 
     @property
     def ingestion(self) -> SettingsSection:

@@ -13,6 +13,7 @@ Usage::
 
     python scripts/module_constants.py            # one line per constant: path:line NAME = value
     python scripts/module_constants.py --names    # path::NAME only (the allow-list format)
+    python scripts/module_constants.py --table    # the allow-list as the Markdown table of docs/settings.md
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "engram_kit"
 SKIP = {"settings.py"}
+#: The constants that are not tunables, one ``path::NAME | kind | why`` a line ('#' starts a comment line).
+ALLOWED = REPO / "tests" / "data" / "module_constants_allowed.txt"
 
 
 @dataclass(frozen=True)
@@ -112,10 +115,45 @@ def find_constants(package: Path = PACKAGE, root: Path = REPO) -> list[ModuleCon
     return sorted(found, key=lambda c: (c.path, c.line))
 
 
+def read_allowed(path: Path = ALLOWED) -> dict[str, tuple[str, str]]:
+    """``path::NAME`` -> ``(kind, why)`` of the allow-list.
+
+    Raises
+    ------
+    ValueError
+        If a line does not have the three ``|``-separated fields, or names a kind other than version, data,
+        protocol or engineering.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|", 2)]
+        if len(parts) != 3 or parts[1] not in {"version", "data", "protocol", "engineering"}:
+            raise ValueError(f"{path.name}:{number}: write 'path::NAME | kind | why' with kind version, data, "
+                             f"protocol or engineering, not {line!r}.")
+        out[parts[0]] = (parts[1], parts[2])
+    return out
+
+
+def markdown_table(allowed: dict[str, tuple[str, str]]) -> str:
+    """The allow-list as a Markdown table (module, constant, kind, why), sorted by module."""
+    rows = ["| module | constant | kind | why it is not a tunable |", "|---|---|---|---|"]
+    for key in sorted(allowed):
+        path, name = key.split("::")
+        kind, why = allowed[key]
+        rows.append(f"| `{path}` | `{name}` | {kind} | {why} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", action="store_true", help="print path::NAME only (the allow-list format)")
+    parser.add_argument("--table", action="store_true", help="print the allow-list as a Markdown table")
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown_table(read_allowed()))
+        return 0
     found = find_constants()
     for c in found:
         print(c.key if args.names else f"{c.path}:{c.line} {c.name} = {c.value}")

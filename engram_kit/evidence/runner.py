@@ -128,7 +128,7 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
 
 
 #: Share of the memory cap kept free for the growth between two RSS polls of the query process.
-MEMORY_HEADROOM = 0.125
+MEMORY_HEADROOM: float = Settings.desk_memory_headroom
 
 
 def memory_stop_mb(max_memory_mb: int) -> int:
