@@ -30,10 +30,11 @@ from engram_kit.extraction.normalize import normalize_name
 from engram_kit.answering.assertions import assertion_text
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
+from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 
 #: Most edges returned per direction by :func:`neighbourhood` unless the caller asks otherwise.
-DEFAULT_NEIGHBOUR_LIMIT = 300
+DEFAULT_NEIGHBOUR_LIMIT: int = Settings.neighbour_limit
 #: Columns of :attr:`Neighbourhood.edges` (see :class:`Neighbourhood` for their meaning).
 NEIGHBOUR_COLUMNS: tuple[str, ...] = (
     "source", "target", "rel_type", "direction", "neighbour_id", "neighbour_name", "neighbour_kind",

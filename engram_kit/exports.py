@@ -45,6 +45,7 @@ from engram_kit.version import __version__
 from engram_kit.errors import DataError
 from engram_kit.kg.schema import LABEL_TO_KIND
 from engram_kit.retrieval.results import RetrievalResult
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -89,10 +90,10 @@ PROVENANCE_STYLES: dict[str, dict[str, str]] = {
 #: Harrower & Brewer, The Cartographic Journal 2003), interpolated linearly in RGB.
 HEAT_STOPS: tuple[str, ...] = ("#ffffb2", "#fecc5c", "#fd8d3c", "#f03b20", "#bd0026")
 #: Default cap of nodes in an answer graph: the issue's "typical answer" size (<= 150 nodes).
-DEFAULT_MAX_NODES = 150
+DEFAULT_MAX_NODES: int = Settings.answer_graph_max_nodes
 #: Nodes of the focused default view (:meth:`AnswerGraph.focus`): about what a reader can take in at once
 #: with every label legible in a ~600x450 px panel (measured in the dashboard's browser test).
-FOCUS_NODES = 40
+FOCUS_NODES: int = Settings.answer_graph_focus_nodes
 #: Hetionet's metaedge abbreviation at the end of a relationship type (``EXPRESSES_AeG``, ``REGULATES_Gr>G``,
 #: ``PARTICIPATES_GpBP``, ``INCLUDES_PCiC``): source kind, relation letter(s), direction mark, target kind.
 _METAEDGE_SUFFIX = re.compile(r"_[A-Z]{1,2}[a-z]+>?[A-Z]{1,2}[A-Za-z]*$")

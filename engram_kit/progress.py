@@ -21,8 +21,11 @@ from typing import Any
 
 from tqdm import std
 
-#: Seconds between two plain progress lines (the first and the last line are always written).
-LINE_INTERVAL = 30.0
+from engram_kit.settings import Settings
+
+#: Seconds between two plain progress lines (the first and the last line are always written):
+#: ``Settings.progress_line_interval_s``.
+LINE_INTERVAL: float = Settings.progress_line_interval_s
 #: Environment variable forcing the form: ``lines`` (plain lines) or ``bars`` (tqdm's bar).
 PROGRESS_ENV = "ENGRAM_PROGRESS"
 #: What each plain line shows: ``ingest PubMed: 120/430 doc (28%), 00:41 elapsed, ~01:46 left, 2.93doc/s``.

@@ -441,7 +441,8 @@ class Workspace:
             degree = dict(zip(graph.node_ids.tolist(), np.asarray(graph.degree, dtype=float).tolist())) \
                 if graph is not None else None  # popularity prior between same-kind readings (p21 -> CDKN1A)
             self._resolver = EntityResolver(self.lexicon, self.nodes, embedder=self.embedder,
-                                            max_candidates=self.settings.max_candidates, node_prior=degree)
+                                            max_candidates=self.settings.max_candidates, node_prior=degree,
+                                            settings=self.settings)
         return self._resolver
 
     @_loads_once

@@ -13,13 +13,13 @@ import pytest
 
 from engram_kit.errors import DataError
 from engram_kit.ingestion.pubmed import (
-    MAX_LINE_CHARS,
     PubMedRecord,
     check_pubmed_file,
     read_pubmed,
     read_pubmed_skipping,
     unique_records,
 )
+from engram_kit.settings import Settings
 
 
 def _write_jsonl(path: Path, rows: list[object], *, gz: bool = False) -> Path:
@@ -36,7 +36,7 @@ def _good(n: int) -> dict[str, object]:
 
 
 def test_a_gzipped_line_that_expands_past_the_limit_is_refused_while_streaming(tmp_path):
-    # ~60 MB of one line compresses to ~60 KB: the reader must stop at MAX_LINE_CHARS, not load the line
+    # ~60 MB of one line compresses to ~60 KB: the reader must stop at Settings.max_line_chars, not load the line
     bomb = tmp_path / "bomb.jsonl.gz"
     with gzip.open(bomb, "wb") as fh:
         fh.write(json.dumps(_good(1)).encode() + b"\n")
@@ -49,7 +49,7 @@ def test_a_gzipped_line_that_expands_past_the_limit_is_refused_while_streaming(t
 
 
 def test_a_ten_megabyte_plain_line_is_a_clear_error(tmp_path):
-    path = _write_jsonl(tmp_path / "long.jsonl", [{"pmid": "1", "abstract": "x" * (10 * MAX_LINE_CHARS)}])
+    path = _write_jsonl(tmp_path / "long.jsonl", [{"pmid": "1", "abstract": "x" * (10 * Settings.max_line_chars)}])
     with pytest.raises(DataError, match=r"long\.jsonl:1: the line is longer"):
         check_pubmed_file(path)
 

@@ -363,13 +363,14 @@ def test_int8_vector_of_a_text_does_not_depend_on_its_batch(sample_records):
 
 def test_workers_zero_means_one_per_core_and_negative_is_refused(toy_workspace):
     """``engram ingest`` defaults to ``workers=0``: one worker per usable core, at most four (issue 18)."""
-    from engram_kit.ingestion.pipeline import MAX_AUTO_WORKERS, PubMedIngestor, auto_workers
+    from engram_kit.ingestion.pipeline import PubMedIngestor, auto_workers
+    from engram_kit.settings import Settings
 
     ws = toy_workspace
     parts = dict(store=ws.store, vectors=ws.vectors, extractor=ws.extractor, resolver=ws.resolver,
                  embedder=ws.embedder, settings=ws.settings)
     cores = len(os.sched_getaffinity(0))
-    assert auto_workers() == max(1, min(MAX_AUTO_WORKERS, cores))
+    assert auto_workers() == max(1, min(Settings.max_auto_workers, cores))
     assert PubMedIngestor(**parts, workers=0).workers == auto_workers()
     assert PubMedIngestor(**parts, workers=3).workers == 3
     with pytest.raises(EngramError, match="workers=-1 is out of range"):

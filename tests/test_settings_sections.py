@@ -33,12 +33,14 @@ class WhitespaceCounter:
 def test_chunking_and_desk_sections_have_documented_fields_with_the_old_values():
     table = Settings.describe().set_index("name")
     chunking, desk = Settings().chunking.to_dict(), Settings().desk.to_dict()
-    assert chunking == {"target_passage_tokens": 200, "max_passage_tokens": 254, "passage_overlap_tokens": 40}
+    assert chunking == {"target_passage_tokens": 200, "max_passage_tokens": 254, "passage_overlap_tokens": 40,
+                        "min_tail_tokens": 50}
     assert (TARGET_PASSAGE_TOKENS, MAX_PASSAGE_TOKENS, OVERLAP_TOKENS) == (200, 254, 40)
     assert desk == {"desk_query_timeout_s": 10.0, "desk_max_rows": 100, "desk_max_bytes": 128 * 1024,
                     "desk_run_seconds": 120.0, "desk_run_queries": 12, "desk_repair_turns": 2,
                     "desk_max_memory_mb": 1024, "desk_list_limit": 25, "desk_path_limit": 50, "desk_top_n": 10,
-                    "desk_max_hops": 4}
+                    "desk_via_shown": 3, "desk_max_hops": 4, "desk_max_query_chars": 8_000, "desk_max_nesting": 32,
+                    "desk_memory_headroom": 0.125}
     for name in [*chunking, *desk]:
         row = table.loc[name]
         assert row["unit"] and row["range"] and row["source"] and row["help"], name

@@ -15,7 +15,6 @@ import pytest
 
 from engram_kit.errors import DataError
 from engram_kit.ingestion.documents import (
-    SAME_SOURCE_SIMILARITY,
     clear_of_lost_glyphs,
     content_fingerprint,
     fingerprint_similarity,
@@ -35,6 +34,7 @@ from engram_kit.ingestion.repair import (
     suspect_words,
 )
 from engram_kit.ingestion.web import parse_html
+from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts
 
 BODY = ("Heparin prevents venous thrombosis after major trauma in most patients who can receive it safely, and "
@@ -266,7 +266,7 @@ def test_content_fingerprints_tell_a_revision_from_an_unrelated_text():
     assert 0.9 < one_sentence < 1.0
     assert fingerprint_similarity(content_fingerprint(original), content_fingerprint(unrelated)) < 0.05
     assert fingerprint_similarity([], content_fingerprint(original)) == 0.0
-    assert SAME_SOURCE_SIMILARITY == 0.5
+    assert Settings.same_source_similarity == 0.5
 
 
 def test_each_key_of_the_same_source():

@@ -14,7 +14,7 @@ A link is right when its node is among the gold id's Hetionet nodes. The reliabi
 confidence in tenths and plots the share of right links per bin against the bin's mean confidence (a
 calibrated linker lies on the diagonal); ECE = sum over bins of (bin share) * |accuracy - confidence|.
 The threshold reported is the lowest bin edge from which every bin with >= 20 links reaches the
-target precision :data:`TARGET_PRECISION` on the *dev* split; it is what ``LINK_THRESHOLD`` and
+target precision :data:`TARGET_PRECISION` on the *dev* split; it is what
 ``Settings.min_link_confidence`` should be compared with. Develop on ``--split dev``; quote ``test``.
 
 Recalibration (test runs only): an isotonic map (scikit-learn ``IsotonicRegression``, monotone, so it keeps

@@ -35,6 +35,7 @@ from engram_kit.answering.assertions import edge_label
 from engram_kit.kg.schema import GraphSchema
 from engram_kit.retrieval.results import EDGE_MEANING_COLUMNS, EdgeEvidence, with_edge_meaning
 from engram_kit.records import LiteratureBatch, SameAsEdge
+from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 from engram_kit.store.csr import CSRGraph
 
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 #: Rows of each query kept in its :class:`QueryRecord` (the count of all rows is kept too).
-RECORDED_ROWS = 200
+RECORDED_ROWS: int = Settings.agent_recorded_rows
 #: Most edges one ``entity_edges_*`` query returns to an agent (per direction).
-EDGE_LIMIT = 1000
+EDGE_LIMIT: int = Settings.agent_edge_limit
 #: Columns of :meth:`GraphQueries.edges`: the entity asked about, the node at the other end, the edge as stored
 #: (``source`` = subject, ``target`` = object) with its meaning, then the names of subject and object.
 EDGE_COLUMNS: tuple[str, ...] = ("entity_id", "other_id", "other_name", "other_label", "source", "target",

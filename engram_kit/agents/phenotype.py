@@ -36,6 +36,7 @@ from engram_kit.agents.routing import PHENOTYPE_KINDS, not_applicable
 from engram_kit.answering import Claim
 from engram_kit.answering.assertions import assertion_text, predicate_phrase, qualifier_phrase
 from engram_kit.retrieval.results import EdgeEvidence
+from engram_kit.settings import Settings
 
 #: Entity kind -> the labels of the associations listed for it, in the order they are reported.
 ASSOCIATED_LABELS: dict[str, tuple[str, ...]] = {
@@ -44,7 +45,7 @@ ASSOCIATED_LABELS: dict[str, tuple[str, ...]] = {
     "PhenotypicFeature": ("Disease", "Gene"),
 }
 #: Citations kept per grouped finding (the finding names more entities than it cites; all are in the table).
-CITED_EDGES = 3
+CITED_EDGES: int = Settings.agent_cited_edges
 #: Columns of :attr:`PhenotypeReport.paths`.
 PATH_COLUMNS: tuple[str, ...] = ("gene_id", "gene", "disease_id", "disease", "phenotype_id", "phenotype",
                                  "gene_disease_predicate", "gene_disease_source", "disease_phenotype_predicate",

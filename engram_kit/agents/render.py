@@ -11,9 +11,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 from engram_kit.answering import Claim
+from engram_kit.settings import Settings
 
 #: Rows of a table shown before "... and N more rows".
-TABLE_ROWS = 10
+TABLE_ROWS: int = Settings.agent_table_rows
 
 
 def frame_markdown(frame: pd.DataFrame, rows: int = TABLE_ROWS) -> str:

@@ -42,6 +42,7 @@ from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.resolution.names import nounphrase_id
 from engram_kit.resolution.resolver import Candidate, EntityResolver
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 #: Evidence sentences kept per edge (and, separately, per typed relation of an edge).
-MAX_EVIDENCE = 3
+MAX_EVIDENCE: int = Settings.map_max_evidence
 #: Entity type of NounPhrases the resolver could not link (same word as the ingestion stage).
 UNLINKED = "Unlinked"
 

@@ -40,6 +40,7 @@ from engram_kit.analysis.noise import (
     pmi_weights,
 )
 from engram_kit.errors import DataError
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ __all__ = ["MapConfig", "MergedMap", "LiteratureMap", "RELATION_BONUS"]
 
 #: Extra weight per sentence in which a typed verb pattern links the pair: an explicit "A induces B"
 #: sentence counts twice as much as a bare co-occurrence. An engineering choice, not a fitted value.
-RELATION_BONUS = 1.0
+RELATION_BONUS: float = Settings.map_relation_bonus
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
+from engram_kit.settings import Settings
+
 __all__ = [
     "BOILERPLATE_PATTERNS",
     "DEFAULT_MIN_OCCURRENCE",
@@ -36,7 +38,7 @@ __all__ = [
 
 #: Minimum number of sentences an edge needs in the merged map: 4, the minimum-occurrence default of the
 #: Empirica literature-mapping tool (VOSviewer's term-map default is 10 occurrences, for larger corpora).
-DEFAULT_MIN_OCCURRENCE = 4
+DEFAULT_MIN_OCCURRENCE: int = Settings.map_min_occurrence
 
 #: Normalised names (:func:`engram_kit.extraction.normalize_name`) of entities too generic to map.
 #: Curated from the most frequent entities of the 430 bundled abstracts and the generic words the issue

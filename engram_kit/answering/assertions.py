@@ -24,6 +24,7 @@ from typing import Any
 
 from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE
 from engram_kit.retrieval.results import EdgeEvidence
+from engram_kit.settings import Settings
 
 #: Metaedge verb -> phrase used in a Hetionet graph claim ("Donepezil treats Alzheimer's disease").
 VERB_PHRASES: dict[str, str] = {
@@ -55,7 +56,7 @@ NEGATION_CUES = re.compile(
     re.IGNORECASE,
 )
 #: Publications shown in a citation label before "+N more".
-MAX_LABEL_PUBLICATIONS = 3
+MAX_LABEL_PUBLICATIONS: int = Settings.answer_label_publications
 #: Suffix of KGX qualifier property names dropped when shown (``frequency_qualifier`` -> ``frequency``).
 _QUALIFIER_SUFFIX = "_qualifier"
 

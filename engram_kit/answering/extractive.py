@@ -51,6 +51,7 @@ from engram_kit.extraction.stopwords import ENGLISH_STOPWORDS
 from engram_kit.kg.profiles import profile_for
 from engram_kit.text import sentence_texts
 from engram_kit.retrieval.results import EdgeEvidence, PassageHit, ResolvedEntity, RetrievalResult
+from engram_kit.settings import Settings
 
 #: Question words -> the node kind they ask about (first match wins, checked in this order).
 KIND_CUES: tuple[tuple[str, str], ...] = (
@@ -76,10 +77,10 @@ REL_PRIORITY: dict[str, int] = {"TREATS_CtD": 0, "PALLIATES_CpD": 1}
 #: Score bonus per question entity or evidence-path entity a sentence names (:func:`names_term`). The
 #: passage's other entity mentions earn nothing: they rewarded sentences that list many of them, which are
 #: mostly measurement lists ("We measured ... in the forebrain cortex, striatum, ..., cerebellum").
-ENTITY_BONUS = 0.1
+ENTITY_BONUS: float = Settings.answer_entity_bonus
 #: Score bonus of a sentence that words the asked relation ("treats", "side effect") / names the asked kind.
-RELATION_BONUS = 0.1
-KIND_BONUS = 0.05
+RELATION_BONUS: float = Settings.answer_relation_bonus
+KIND_BONUS: float = Settings.answer_kind_bonus
 #: Sentences that report how a study was done or who wrote it, not what it found (headed by a structured
 #: abstract label, or carrying affiliation / copyright / registration boilerplate).
 BOILERPLATE = re.compile(
@@ -148,10 +149,10 @@ SIGNIFICANCE_LEVEL = re.compile(
     r"[^,;]*\b(considered|regarded|accepted|defined as|taken as|set at)\s+(as\s+)?(statistically\s+)?significan\w*"
     r"|\b(level of (statistical )?significance|significance level|statistical significance was)\b[^,;]*",
     re.IGNORECASE)
-METHODS_PENALTY = 0.15
+METHODS_PENALTY: float = Settings.answer_methods_penalty
 #: Score bonus of a sentence that reports a finding (:data:`FINDING_CUE`): a question is answered by what a
 #: study found, and its background or aim sentence, which restates the question, is otherwise the closest.
-FINDING_BONUS = 0.2
+FINDING_BONUS: float = Settings.answer_finding_bonus
 
 
 def is_finding_sentence(sentence: str) -> bool:
@@ -243,13 +244,13 @@ def asked_kind(question: str) -> str | None:
 
 #: Passages searched for supporting lines: every passage retrieval returns by default (``top_k`` 10). Four were
 #: searched before, and the passage that answered "Which drugs treat Parkinson's disease?" best ranked fifth.
-SEARCH_PASSAGES = 10
+SEARCH_PASSAGES: int = Settings.answer_search_passages
 #: Literature lines quoted at most (fewer when fewer sentences support the answer).
-MAX_LINES = 4
+MAX_LINES: int = Settings.answer_max_lines
 #: Score bonus of a sentence naming an answer item; penalty of a title (kept only when the abstract states no
 #: finding, and then below a supporting abstract sentence of equal similarity).
-ANSWER_BONUS = 0.1
-TITLE_PENALTY = 0.1
+ANSWER_BONUS: float = Settings.answer_item_bonus
+TITLE_PENALTY: float = Settings.answer_title_penalty
 #: Question words that are not the relation it asks about ("which", "does" are stop words already).
 _QUESTION_WORDS = frozenset({"which", "what", "how", "does", "do", "did", "is", "are", "can", "could", "might",
                              "may", "also", "known", "role", "list", "name", "effect", "effects"})

@@ -25,14 +25,15 @@ from engram_kit.answering.intent import Hop, Intent, _hops_between, parse_intent
 from engram_kit.answering.listing import hop_phrase, plan_queries
 from engram_kit.answering.types import Citation, Claim
 from engram_kit.kg.schema import GraphSchema
+from engram_kit.settings import Settings
 
 #: Answers listed (the total is always stated).
-TOP_N = 10
+TOP_N: int = Settings.answer_top_n
 #: Targets read per relation (then ordered, :meth:`GraphFacts._order`): enough for every side effect of a drug
 #: (Donepezil has 348), bounded so a hub's listing stays one small query.
-ITEM_POOL = 2000
+ITEM_POOL: int = Settings.answer_item_pool
 #: Anchors whose same-name nodes of other labels are looked up (:meth:`GraphFacts.same_name_readings`).
-READING_ANCHORS = 3
+READING_ANCHORS: int = Settings.answer_reading_anchors
 
 
 def kind_words(label: str, n: int = 2) -> str:

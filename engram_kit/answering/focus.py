@@ -23,11 +23,12 @@ from engram_kit.answering.parts import edge_ends
 from engram_kit.answering.types import Answer
 from engram_kit.kg.schema import LABEL_TO_KIND
 from engram_kit.retrieval.results import RetrievalResult
+from engram_kit.settings import Settings
 
 __all__ = ["MAX_FOCUS_NODES", "focus_nodes", "focus_result"]
 
 #: Nodes of an answer's graph at most (the issue's bound: a reader can take in 40 nodes).
-MAX_FOCUS_NODES = 40
+MAX_FOCUS_NODES: int = Settings.answer_focus_max_nodes
 
 
 def focus_nodes(answer: Answer, limit: int = MAX_FOCUS_NODES) -> list[str]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from engram_kit.answering.facts import FactsResult, _no_phrase, kind_words
 from engram_kit.answering.types import Answer
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     from engram_kit.answering.parts import PartsResult
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["HEADLINE_NAMES", "compose_headline", "summary_lines"]
 
 #: Names a headline lists at most (the count says how many more there are).
-HEADLINE_NAMES = 5
+HEADLINE_NAMES: int = Settings.headline_names
 
 
 def _names(names: Sequence[str], total: int | None = None) -> str:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 #: Answers listed per plan (the total is always given beside it), by default: ``Settings.desk_top_n`` (the desk
 #: passes its workspace's ``DeskLimits.top_n``).
 TOP_N: int = Settings.desk_top_n
-#: Middle nodes named per two-hop answer row.
-VIA_SHOWN = 3
+#: Middle nodes named per two-hop answer row: ``Settings.desk_via_shown``.
+VIA_SHOWN: int = Settings.desk_via_shown
 
 
 def evidence_columns(schema: GraphSchema, rel: str, statements: StatementPack) -> dict[str, str]:

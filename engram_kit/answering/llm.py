@@ -62,6 +62,7 @@ from engram_kit.errors import LLMError
 from engram_kit.llm.base import LLM
 from engram_kit.llm.offline import OfflineLLM
 from engram_kit.retrieval.results import RetrievalResult
+from engram_kit.settings import Settings
 from engram_kit.text import sentence_texts, split_statements
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ STRUCTURED_SYSTEM_PROMPT = (
 _LABEL_GROUP = re.compile(r"\[([A-Za-z]+\d+(?:\.\d+)?(?:\s*[,;]\s*[A-Za-z]+\d+(?:\.\d+)?)*)\]")
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 #: Factoid answers keep at most this many ranked candidates (BioASQ scores the first five).
-FACTOID_CANDIDATES = 5
+FACTOID_CANDIDATES: int = Settings.exact_factoid_max
 
 
 def split_cited_sentences(text: str) -> list[tuple[str, list[str]]]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram_kit.answering.facts import kind_words
 from engram_kit.answering.types import Citation, Claim
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     from engram_kit.answering.facts import FactItem, FactsResult, GraphFacts
@@ -47,7 +48,7 @@ SHARED_CUE = re.compile(r"\b(shared?|in common|common to|both|overlap\w*)\b", re
 #: Wording of a question asking for a second property of a first list ("might *also* help", "as well").
 THEN_CUE = re.compile(r"\b(also|too|as well|in addition|additionally)\b", re.IGNORECASE)
 #: Part-2 items listed in a claim at most.
-PART2_SHOWN = 10
+PART2_SHOWN: int = Settings.answer_part2_shown
 
 
 @dataclass

@@ -40,10 +40,11 @@ import numpy as np
 
 from engram_kit import plugins
 from engram_kit.errors import DataError, WorkspaceError
+from engram_kit.settings import Settings
 
 #: Word pieces shared by consecutive windows of a long text, so a sentence cut at a window border is seen
 #: whole by one of the two windows. 32 of 254 pieces = 13% extra compute on long texts.
-WINDOW_OVERLAP = 32
+WINDOW_OVERLAP: int = Settings.embedding_window_overlap
 
 
 @dataclass(frozen=True)

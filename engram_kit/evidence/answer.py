@@ -30,11 +30,13 @@ from engram_kit.answering.types import Citation, ExactAnswer, QuestionType, YesN
 from engram_kit.evidence.artifacts import Artifact
 from engram_kit.evidence.claims import DeskClaim, check_citation
 from engram_kit.evidence.search import EntityMatch
+from engram_kit.settings import Settings
 
 __all__ = ["DeskAnswer", "desk_answer"]
 
-#: Factoid answers keep at most this many ranked candidates (BioASQ scores the first five).
-FACTOID_CANDIDATES = 5
+#: Factoid answers keep at most this many ranked candidates (BioASQ scores the first five):
+#: ``Settings.exact_factoid_max``.
+FACTOID_CANDIDATES: int = Settings.exact_factoid_max
 _COUNT_QUESTION = re.compile(r"\bhow many\b|\bnumber of\b", re.IGNORECASE)
 #: Row columns that carry provenance or scores, never an answer name.
 _NOT_NAMES = re.compile(r"(^|_)(id|ids|sources?|publications?|predicate|qualifiers?|negated|directed|unbiased|n"

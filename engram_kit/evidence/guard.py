@@ -25,7 +25,8 @@ Policy (each rule raises :class:`~engram_kit.errors.QueryGuardError` naming it)
    are refused, ``*1..3``, ``*..2`` and ``*3`` pass. Quantified path patterns (``(...){1,}``, ``(...)+``)
    are refused unless bounded by <= 4. ``(a) * (b)`` after a closing parenthesis is read as a quantifier
    and refused (fail closed).
-6. At most :data:`MAX_QUERY_CHARS` characters and :data:`MAX_NESTING` levels of brackets and ``CASE``
+6. At most ``max_chars`` characters (``Settings.desk_max_query_chars``, 8,000) and ``max_nesting``
+   levels (``Settings.desk_max_nesting``, 32) of brackets and ``CASE``
    (a list literal nested 1,000 deep crashed LadybugDB's parser with SIGSEGV; 300 nested ``CASE`` ran
    for minutes past the timeout).
 
@@ -48,10 +49,6 @@ from engram_kit.settings import Settings
 #: Longest variable-length relationship allowed (hops) by default: ``Settings.desk_max_hops`` (a desk passes its
 #: workspace's value to :func:`check_query`).
 MAX_HOPS: int = Settings.desk_max_hops
-#: Longest query text accepted, in characters.
-MAX_QUERY_CHARS = 8_000
-#: Deepest nesting of ``( [ {`` and ``CASE ... END`` accepted. Real desk queries nest under 10 levels.
-MAX_NESTING = 32
 #: Keywords that write, change the schema, touch files/extensions or control transactions.
 FORBIDDEN_KEYWORDS: frozenset[str] = frozenset({
     "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "LOAD", "INSTALL",
@@ -171,15 +168,15 @@ def _is_name_position(tokens: list[Token], i: int) -> bool:
             and previous is not None and previous.kind == "op" and previous.text in ("{", ","))
 
 
-def _check_nesting(tokens: list[Token]) -> None:
+def _check_nesting(tokens: list[Token], max_nesting: int) -> None:
     depth = 0
     for token in tokens:
         opens = token.kind == "op" and token.text in "([{" or token.kind == "ident" and token.upper == "CASE"
         closes = token.kind == "op" and token.text in ")]}" or token.kind == "ident" and token.upper == "END"
         if opens:
             depth += 1
-            if depth > MAX_NESTING:
-                raise _refuse("nested too deeply", f"more than {MAX_NESTING} levels of brackets or CASE at "
+            if depth > max_nesting:
+                raise _refuse("nested too deeply", f"more than {max_nesting} levels of brackets or CASE at "
                               f"character {token.position}", "Flatten the expression (use WITH to name parts).")
         elif closes:
             depth = max(0, depth - 1)
@@ -297,7 +294,8 @@ def _check_patterns(tokens: list[Token], max_hops: int) -> int:
     return longest
 
 
-def check_query(cypher: str, *, max_hops: int = MAX_HOPS) -> GuardedQuery:
+def check_query(cypher: str, *, max_hops: int = MAX_HOPS, max_chars: int = Settings.desk_max_query_chars,
+                max_nesting: int = Settings.desk_max_nesting) -> GuardedQuery:
     """Check that ``cypher`` is one bounded read-only statement (see the module docstring for the rules).
 
     Parameters
@@ -307,6 +305,9 @@ def check_query(cypher: str, *, max_hops: int = MAX_HOPS) -> GuardedQuery:
     max_hops : int
         Longest variable-length relationship or quantified path accepted (>= 1); the desk passes its
         ``DeskLimits.max_hops`` (``Settings.desk_max_hops``).
+    max_chars, max_nesting : int
+        Longest query text (characters) and deepest bracket/``CASE`` nesting accepted (>= 1);
+        ``Settings.desk_max_query_chars`` and ``desk_max_nesting`` (the desk passes its ``DeskLimits``).
 
     Returns
     -------
@@ -328,11 +329,11 @@ def check_query(cypher: str, *, max_hops: int = MAX_HOPS) -> GuardedQuery:
     """
     if not isinstance(cypher, str) or not cypher.strip():
         raise _refuse("empty", "the query is empty", "Send a MATCH ... RETURN ... statement.")
-    if len(cypher) > MAX_QUERY_CHARS:
-        raise _refuse("too long", f"{len(cypher):,} characters", f"Keep queries under {MAX_QUERY_CHARS:,} characters.")
+    if len(cypher) > max_chars:
+        raise _refuse("too long", f"{len(cypher):,} characters", f"Keep queries under {max_chars:,} characters.")
     all_tokens = tokenize(cypher)
     tokens = _check_statements(all_tokens)
-    _check_nesting(tokens)
+    _check_nesting(tokens, max_nesting)
     _check_keywords(tokens)
     procedures = _check_calls(tokens)
     hops = _check_patterns(tokens, max_hops)

@@ -64,6 +64,9 @@ class DeskLimits:
         Answers listed per relation plan (>= 1): 10 (``desk_top_n``).
     max_hops : int
         Longest variable-length pattern the query guard accepts (>= 1): 4 (``desk_max_hops``).
+    max_query_chars, max_nesting : int
+        Longest query text and deepest nesting the query guard accepts (>= 1): 8,000 characters
+        (``desk_max_query_chars``) and 32 levels (``desk_max_nesting``).
     """
 
     query_timeout_s: float = Settings.desk_query_timeout_s
@@ -77,13 +80,16 @@ class DeskLimits:
     path_limit: int = Settings.desk_path_limit
     top_n: int = Settings.desk_top_n
     max_hops: int = Settings.desk_max_hops
+    max_query_chars: int = Settings.desk_max_query_chars
+    max_nesting: int = Settings.desk_max_nesting
 
     def __post_init__(self) -> None:
         if self.query_timeout_s <= 0 or self.max_rows < 1 or self.max_bytes < 1 or self.run_seconds <= 0 \
                 or self.run_queries < 1 or not 0 <= self.repair_turns <= 2 or self.max_memory_mb < 128 \
-                or min(self.list_limit, self.path_limit, self.top_n, self.max_hops) < 1:
+                or min(self.list_limit, self.path_limit, self.top_n, self.max_hops, self.max_query_chars,
+                       self.max_nesting) < 1:
             raise QueryError(f"DeskLimits out of range: {asdict(self)}; timeouts and budgets must be positive, "
-                             "max_rows/max_bytes/run_queries/list_limit/path_limit/top_n/max_hops >= 1, "
+                             "max_rows/max_bytes/run_queries/list_limit/path_limit/top_n/max_hops/max_query_chars/max_nesting >= 1, "
                              "repair_turns in 0..2 and max_memory_mb >= 128.")
 
     @classmethod
@@ -122,7 +128,7 @@ def execute_read_only(store: GraphStore, cypher: str, parameters: dict[str, Any]
 
 
 #: Share of the memory cap kept free for the growth between two RSS polls of the query process.
-MEMORY_HEADROOM = 0.125
+MEMORY_HEADROOM: float = Settings.desk_memory_headroom
 
 
 def memory_stop_mb(max_memory_mb: int) -> int:
@@ -172,7 +178,8 @@ class QueryRunner:
         artifact = Artifact(id=f"q{len(self.artifacts) + 1}", text=cypher, parameters=params, purpose=purpose)
         self.artifacts.append(artifact)
         try:
-            guarded = check_query(cypher, max_hops=self.limits.max_hops)
+            guarded = check_query(cypher, max_hops=self.limits.max_hops, max_chars=self.limits.max_query_chars,
+                                      max_nesting=self.limits.max_nesting)
             artifact.text = guarded.text
             self._check_budget(executed_before)
         except QueryGuardError as exc:

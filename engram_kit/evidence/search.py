@@ -16,13 +16,14 @@ Lay and clinical name variants (question entities only, :func:`question_entities
   (the Disease Ontology slim of Hetionet names organ cancers "breast cancer", "lung cancer" and has no
   "... carcinoma" node), "carcinoma of the breast" -> "breast carcinoma", "diabetes type 2" / "type II" ->
   "type 2 diabetes". Only exact or alias hits of a variant count (never a fuzzy match of a rewritten
-  name), at :data:`VARIANT_FACTOR` times their confidence, method ``"variant"``.
+  name), at ``Settings.name_variant_factor`` (0.9) times their confidence, method ``"variant"``.
 * **Fallback** (nothing found at the floor): a question names its entity on purpose, so when neither its
   identifiers nor its extracted mentions give any reading at ``min_confidence`` (and the question is not a
   whole-graph aggregate such as "How many diseases are in the graph?"), the words left after
   function, relation and kind words (:func:`residual_spans`: "Which pills treat *diabetes type 2*?") and the
   extracted mentions are resolved again, and the best reading of each is kept (the desk says so in a note)
-  when it reaches :data:`FALLBACK_CONFIDENCE` (an extracted mention: a name the gazetteer knows) or
+  when it reaches ``Settings.name_seed_confidence`` (0.5, the resolver's settings; an extracted mention: a
+  name the gazetteer knows) or
   ``min_confidence`` (a leftover span: "What is the meaning of life?" reads 'life' as Amoxapine at 0.51).
 """
 
@@ -174,8 +175,9 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
     # Nothing at the floor: read the extracted mentions and the question's leftover words once more and keep
     # the best reading of each (see the module docstring); the floor is calibrated for mentions in documents.
     # A leftover span is no name the extractor recognised, so its reading still needs the floor ("meaning of
-    # life": 'life' reads as Amoxapine at 0.51); a recognised mention needs FALLBACK_CONFIDENCE.
-    floors = {m.text: FALLBACK_CONFIDENCE for m in mentions}
+    # life": 'life' reads as Amoxapine at 0.51); a recognised mention needs name_seed_confidence (the
+    # resolver's confidence of a name typed in a question before the document-link calibration, issue 14).
+    floors = {m.text: resolver.settings.name_seed_confidence for m in mentions}
     for span in residual_spans(question, [(m.start, m.end) for m in mentions], schema):
         floors.setdefault(span, min_confidence)
     for text, floor in floors.items():
@@ -188,13 +190,6 @@ def question_entities(question: str, extractor: EntityExtractor, resolver: Entit
     return out
 
 
-#: Confidence of a reading of a name variant, relative to the variant's own exact / alias confidence (below
-#: an alias, 0.9: "breast cancer" is the graph's broader name for what "breast carcinoma" names).
-VARIANT_FACTOR = 0.9
-#: Lowest confidence of a question entity found by the fallback (nothing at the desk's floor): the
-#: resolver's confidence of a name typed in a question before the document-link calibration (issue 14), as
-#: ``Settings.name_seed_confidence``.
-FALLBACK_CONFIDENCE = 0.5
 #: Name rewrites of :func:`name_variants`: (pattern, replacement), case-insensitive, applied repeatedly.
 NAME_REWRITES: tuple[tuple[str, str], ...] = (
     # the Disease Ontology slim names cancers "<organ> cancer"
@@ -231,17 +226,18 @@ def name_variants(text: str) -> list[str]:
 
 def _with_variants(text: str, candidates: list[Any], resolver: EntityResolver, context: str) -> list[Any]:
     """``candidates`` of ``text`` plus the exact / alias readings of its name variants (method ``variant``, at
-    :data:`VARIANT_FACTOR` of their confidence) when ``text`` itself has no exact or alias reading; best
-    first."""
+    ``resolver.settings.name_variant_factor`` of their confidence) when ``text`` itself has no exact or alias
+    reading; best first."""
     if any(c.method in ("exact", "alias", "identifier") for c in candidates):
         return candidates
     from engram_kit.resolution.resolver import Candidate
 
     extra: dict[str, Any] = {}
+    factor = resolver.settings.name_variant_factor
     for variant in name_variants(text):
         for c in resolver.resolve(variant, context=context):
             if c.method in ("exact", "alias") and c.node_id not in extra:
-                extra[c.node_id] = Candidate(c.node_id, c.name, c.kind, c.confidence * VARIANT_FACTOR, "variant")
+                extra[c.node_id] = Candidate(c.node_id, c.name, c.kind, c.confidence * factor, "variant")
     merged = {c.node_id: c for c in candidates}
     for node_id, c in extra.items():
         if node_id not in merged or merged[node_id].confidence < c.confidence:

@@ -30,6 +30,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from engram_kit.errors import BackendUnavailableError
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     import spacy.tokens
@@ -69,8 +70,6 @@ def _may_define(text: str) -> bool:
 
 #: Words a long form may hold without a letter in the short form ("Ministry of Health (MOH)" spells M-H with "of").
 FUNCTION_WORDS: frozenset[str] = frozenset("of and the in for to with on by from at or a an".split())
-#: Words of the phrase before "(" looked at for the initials (the short form's letters + this many spare words).
-_SPARE_WORDS = 3
 _PHRASE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
@@ -92,9 +91,9 @@ def initials_start(text: str, end: int, short: str) -> int | None:
     letters = [c.lower() for c in short if c.isalnum()]
     if len(letters) < 2:
         return None
-    window = text[max(0, end - 40 * (len(letters) + _SPARE_WORDS)):end]
+    window = text[max(0, end - 40 * (len(letters) + Settings.abbreviation_spare_words)):end]
     offset = end - len(window)
-    words = list(_PHRASE_WORD.finditer(window))[-(len(letters) + _SPARE_WORDS):]
+    words = list(_PHRASE_WORD.finditer(window))[-(len(letters) + Settings.abbreviation_spare_words):]
     need = len(letters) - 1
     for word in reversed(words):
         token = word.group(0)

@@ -49,6 +49,7 @@ from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.ner import CORPUS_TERMS, Span, SpanTagger, load_ner
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.extraction.setting import classifies_setting
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -275,16 +276,12 @@ class EntityExtractor:
         return with_context(text, kept)
 
 
-#: Occurrences of a surface that must classify a setting noun, and their least share among its occurrences,
-#: before the document-level ``setting`` cue is set (:data:`~engram_kit.extraction.context.SETTING_CUE`).
-SETTING_MIN_OCCURRENCES = 2
-SETTING_MIN_SHARE = 0.5
 
 
 def with_setting_cue(passages: list[list[Mention]]) -> list[list[Mention]]:
     """Mentions of one document, with :data:`~engram_kit.extraction.context.SETTING_CUE` added to every
-    occurrence of a surface (case-insensitive) of which at least :data:`SETTING_MIN_OCCURRENCES` and at least
-    :data:`SETTING_MIN_SHARE` of all occurrences classify a setting noun ("trauma patients")."""
+    occurrence of a surface (case-insensitive) of which at least ``Settings.setting_min_occurrences`` and at
+    least ``Settings.setting_min_share`` of all occurrences classify a setting noun ("trauma patients")."""
     total: dict[str, int] = {}
     setting: dict[str, int] = {}
     for mentions in passages:
@@ -292,7 +289,8 @@ def with_setting_cue(passages: list[list[Mention]]) -> list[list[Mention]]:
             key = m.text.casefold()
             total[key] = total.get(key, 0) + 1
             setting[key] = setting.get(key, 0) + classifies_setting(m)
-    marked = {k for k, n in setting.items() if n >= SETTING_MIN_OCCURRENCES and n >= SETTING_MIN_SHARE * total[k]}
+    marked = {k for k, n in setting.items()
+              if n >= Settings.setting_min_occurrences and n >= Settings.setting_min_share * total[k]}
     if not marked:
         return passages
     return [[replace(m, cues=m.cues | {SETTING_CUE}) if m.text.casefold() in marked else m for m in mentions]

@@ -24,6 +24,7 @@ from pathlib import Path
 from engram_kit.extraction.gazetteer import Gazetteer
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.files import gc_paused, write_atomic
+from engram_kit.settings import Settings
 from engram_kit.version import __version__
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ def load_or_build(lexicon: Lexicon, lexicon_file: Path, workspace_cache: Path, *
 
 
 #: Gazetteers kept in the user cache folder (about 60 MB each for Hetionet), the most recently written.
-USER_CACHE_KEEP = 4
+USER_CACHE_KEEP: int = Settings.gazetteer_cache_keep
 
 
 def _prune(folder: Path, *, keep: Path) -> None:

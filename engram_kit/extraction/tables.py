@@ -7,12 +7,13 @@ every atom label, substrate code, axis label and abbreviation a table holds ("OA
 **whole cell** is one of:
 
 * an **official HGNC gene symbol**, written exactly (case-sensitive, :data:`GENE_SYMBOL_FORM`, at least
-  :data:`MIN_SYMBOL_LENGTH` characters), in a **gene column**: a column of the passage with at least
-  :data:`MIN_COLUMN_CELLS` non-empty cells of which at least :data:`MIN_GENE_SHARE` are official symbols.
+  ``Settings.table_min_symbol_length`` characters), in a **gene column**: a column of the passage with at
+  least ``Settings.table_min_column_cells`` non-empty cells of which at least ``Settings.table_min_gene_share``
+  are official symbols.
   A table that lists genes lists them in a column; a lone symbol-like cell among numbers or labels ("CAT",
   "MET", "SET" in a column of codes) is not read as a gene;
 * the **full primary name** of a Disease or Compound node (the Hetionet name, any case, at least
-  :data:`MIN_NAME_LENGTH` characters), e.g. a cell "Metformin" or "Type 2 diabetes mellitus".
+  ``Settings.table_min_name_length`` characters), e.g. a cell "Metformin" or "Type 2 diabetes mellitus".
 
 Nothing else in a table is linked: no synonyms, aliases, abbreviations, fuzzy matches, parts of cells, numbers,
 headers or captions. Footnote markers at the end of a cell (``*``, ``†``, ``‡``, ``§``) are not part of the
@@ -26,20 +27,13 @@ import re
 
 from engram_kit.extraction.lexicon import Lexicon
 from engram_kit.extraction.mention import Mention
+from engram_kit.settings import Settings
 
-#: Least length of a gene symbol read in a table (two-letter symbols such as "HP", "AR", "CP" are also
-#: abbreviations and column codes).
-MIN_SYMBOL_LENGTH = 3
 #: Shape of an official symbol as written in a cell: a capital letter, then capitals, digits, hyphens and the
 #: lowercase of HGNC's open-reading-frame symbols ("C12orf43"); no spaces.
 GENE_SYMBOL_FORM = re.compile(r"^[A-Z][A-Z0-9]*(?:orf[0-9]+)?(?:-[A-Z0-9]+)*[A-Z0-9]*$")
-#: A gene column has at least this many non-empty cells in the passage ...
-MIN_COLUMN_CELLS = 3
-#: ... and at least this share of them are official gene symbols.
-MIN_GENE_SHARE = 0.5
 #: Node kinds whose full primary name links a whole cell, and the least length of such a name.
 NAME_KINDS: frozenset[str] = frozenset({"Disease", "Compound"})
-MIN_NAME_LENGTH = 5
 #: Footnote markers stripped from the end of a cell.
 _FOOTNOTE = re.compile(r"[\s*\u2020\u2021\u00a7]+$")
 #: The caption line a table passage starts with ("Table 3 ...", "Table 2 (continued)").
@@ -82,7 +76,7 @@ def table_cells(text: str) -> list[tuple[str, str, int, int]]:
 def _official_symbol(lexicon: Lexicon, value: str) -> str | None:
     """Node id of the gene whose official symbol is exactly ``value``, else None (a Hetionet Gene node's name
     is its HGNC symbol, lexicon source ``name``; ``gene-symbol`` rows are symbols from the HGNC table)."""
-    if len(value) < MIN_SYMBOL_LENGTH or not GENE_SYMBOL_FORM.match(value):
+    if len(value) < Settings.table_min_symbol_length or not GENE_SYMBOL_FORM.match(value):
         return None
     for entry in lexicon.lookup(value):
         if entry.kind == "Gene" and entry.source in ("name", "gene-symbol") and entry.surface == value:
@@ -92,7 +86,7 @@ def _official_symbol(lexicon: Lexicon, value: str) -> str | None:
 
 def _full_name(lexicon: Lexicon, value: str) -> tuple[str, str] | None:
     """(node id, kind) of the one Disease/Compound node whose primary name is ``value`` (any case), else None."""
-    if len(value) < MIN_NAME_LENGTH or not any(c.isalpha() for c in value):
+    if len(value) < Settings.table_min_name_length or not any(c.isalpha() for c in value):
         return None
     found = {(e.node_id, e.kind) for e in lexicon.lookup(value)
              if e.source == "name" and e.kind in NAME_KINDS and e.surface.casefold() == value.casefold()}
@@ -119,8 +113,8 @@ def table_mentions(text: str, lexicon: Lexicon) -> list[Mention]:
     for i, (column, _, _, _) in enumerate(cells):
         per_column.setdefault(column, []).append(i)
     gene_columns = {column for column, members in per_column.items()
-                    if len(members) >= MIN_COLUMN_CELLS
-                    and sum(symbols[i] is not None for i in members) >= MIN_GENE_SHARE * len(members)}
+                    if len(members) >= Settings.table_min_column_cells
+                    and sum(symbols[i] is not None for i in members) >= Settings.table_min_gene_share * len(members)}
     out: list[Mention] = []
     for i, (column, value, start, end) in enumerate(cells):
         node_kind: tuple[str, str] | None = None

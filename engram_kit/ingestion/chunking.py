@@ -41,8 +41,6 @@ MAX_PASSAGE_TOKENS: int = Settings.max_passage_tokens
 #: Overlap between consecutive passages, in word pieces (whole sentences, at most this many):
 #: ``Settings.passage_overlap_tokens`` (40).
 OVERLAP_TOKENS: int = Settings.passage_overlap_tokens
-#: A last passage shorter than this (word pieces) is merged into its predecessor when they fit.
-MIN_TAIL_TOKENS = 50
 
 
 # --- parsed-document model ------------------------------------------------------------------------
@@ -309,7 +307,7 @@ def chunk_text(text: str, *, counter: TokenCounter | None = None, target_tokens:
     sentence would push it over ``max_tokens``. The next passage starts with the last sentences of the
     previous one that together hold at most ``overlap_tokens`` (a single last sentence up to twice that), so
     context carries over, and always adds
-    at least one new sentence. A final passage under :data:`MIN_TAIL_TOKENS` is merged into the previous
+    at least one new sentence. A final passage under ``Settings.min_tail_tokens`` is merged into the previous
     one when the result fits in ``max_tokens``.
 
     Parameters
@@ -353,7 +351,7 @@ def chunk_text(text: str, *, counter: TokenCounter | None = None, target_tokens:
     if len(groups) > 1:
         tail = sum(units[j][2] for j in groups[-1] if j not in groups[-2])
         merged = sorted(set(groups[-2]) | set(groups[-1]))
-        if tail < MIN_TAIL_TOKENS and sum(units[j][2] for j in merged) <= max_tokens:
+        if tail < Settings.min_tail_tokens and sum(units[j][2] for j in merged) <= max_tokens:
             groups[-2:] = [merged]
     chunks = []
     for group in groups:

@@ -26,6 +26,7 @@ import pandas as pd
 from engram_kit.progress import tqdm
 
 from engram_kit.ingestion.pipeline import mark_complete
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     from engram_kit.embeddings import Embedder
@@ -38,8 +39,6 @@ log = logging.getLogger(__name__)
 #: vectors) and ``processing`` (a document ingest interrupted half-way). ``complete_with_warnings``,
 #: ``superseded`` and ``error`` are finished states, never drift.
 UNFINISHED_STATUSES: tuple[str, ...] = ("pending", "processing")
-#: Passages re-embedded per batch during repair.
-REPAIR_BATCH = 256
 
 
 @dataclass
@@ -96,7 +95,7 @@ def _scan(store: GraphStore, vectors: VectorStore) -> tuple[ConsistencyReport, p
 
 
 def check_consistency(store: GraphStore, vectors: VectorStore, embedder: Embedder | None = None, *,
-                      repair: bool = False, progress: bool = False, batch_size: int = REPAIR_BATCH) -> ConsistencyReport:
+                      repair: bool = False, progress: bool = False, batch_size: int = Settings.repair_batch) -> ConsistencyReport:
     """Report (and with ``repair`` fix) disagreement between the graph's passages and the vectors.
 
     Parameters

@@ -3,7 +3,7 @@
 Lifecycle of a document (id ``doc:<first 16 hex of its SHA-256>``, so the same bytes are one document):
 
 1. **Checks** -- the file name must be a bare name (``../../x.pdf`` is refused), the size at most
-   ``max_bytes`` (default :data:`~engram_kit.ingestion.pdf.MAX_PDF_BYTES`, 50 MB). Identical content that is
+   ``max_bytes`` (default ``Settings.max_pdf_bytes``, 50 MB). Identical content that is
    already ``complete`` is not processed again (SHA-256 dedup).
 2. **Original kept** in the workspace object folder, laid out like an S3 bucket (:class:`ObjectStore`):
    ``objects/documents/sha256/<2 hex>/<64 hex>/original.<ext>`` plus ``document.json`` (file name, kind,
@@ -58,10 +58,10 @@ from engram_kit.ingestion.chunking import (
     chunk_text,
     default_token_counter,
 )
-from engram_kit.ingestion.pdf import MAX_PDF_BYTES, MAX_PDF_PAGES, NON_RETRIEVABLE_KINDS, canonical_section, parse_pdf
+from engram_kit.ingestion.pdf import NON_RETRIEVABLE_KINDS, canonical_section, parse_pdf
 from engram_kit.ingestion.pipeline import MentionLinker
 from engram_kit.ingestion.repair import LOST_GLYPH, expand_ligatures
-from engram_kit.ingestion.summaries import DOCUMENT_SUMMARY_SENTENCES, ExtractiveSummarizer, Summarizer
+from engram_kit.ingestion.summaries import ExtractiveSummarizer, Summarizer
 from engram_kit.ingestion.web import fetch_url, parse_html
 from engram_kit.records import COMPLETE_STATUSES, ArticleRecord, LiteratureBatch, PassageRecord, SectionRecord
 from engram_kit.resolution import EntityResolver
@@ -102,29 +102,26 @@ _ENTRY_START = re.compile(r"(?:^|(?<=[.\s]))(?:\[\d{1,4}\]|\d{1,4}[.)])\s+(?=[A-
 #: What a bibliographic entry holds beside a year: volume:pages, ";volume", a DOI, a PMID or "et al".
 _BIBLIOGRAPHIC = re.compile(r"\d+\s*(?:\(\d+\))?\s*:\s*\d+|;\s*\d+|\bdoi\b|\bPMID\b|\bet al\b", re.I)
 _YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
-#: Least numbered entries, and least share of them that read bibliographic, for a text to be a reference list.
-REFERENCE_LIST_MIN_ENTRIES = 5
-REFERENCE_LIST_MIN_SHARE = 0.8
 
 
 def reads_as_reference_list(text: str) -> bool:
     """True when ``text`` is a numbered reference list and little else.
 
-    The text must split into at least :data:`REFERENCE_LIST_MIN_ENTRIES` numbered entries ("1. ", "[1] ")
-    covering 90% of its characters, and at least :data:`REFERENCE_LIST_MIN_SHARE` of the entries must hold a
-    year and a bibliographic mark (volume:pages, ";volume", DOI, PMID or "et al"). Used only for a document
+    The text must split into at least ``Settings.reference_list_min_entries`` numbered entries ("1. ", "[1] ")
+    covering 90% of its characters, and at least ``Settings.reference_list_min_share`` of the entries must hold
+    a year and a bibliographic mark (volume:pages, ";volume", DOI, PMID or "et al"). Used only for a document
     whose whole text is front matter or sections of no known kind (no heading was found: the PDF's one
     :data:`~engram_kit.ingestion.pdf.BODY_TEXT` section), where a reference list set in one font cannot be
     told from body text by layout (issue 21: such a PDF must end ``error``, never ``complete``).
     """
     starts = [m.start() for m in _ENTRY_START.finditer(text)]
-    if len(starts) < REFERENCE_LIST_MIN_ENTRIES:
+    if len(starts) < Settings.reference_list_min_entries:
         return False
     entries = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
     if sum(len(e) for e in entries) < 0.9 * len(text.strip()):
         return False
     bibliographic = sum(1 for e in entries if _YEAR.search(e) and _BIBLIOGRAPHIC.search(e))
-    return bibliographic >= REFERENCE_LIST_MIN_SHARE * len(entries)
+    return bibliographic >= Settings.reference_list_min_share * len(entries)
 
 
 def linked_entity_counts(store: GraphStore, mentions: pd.DataFrame) -> dict[str, int]:
@@ -281,28 +278,17 @@ def source_key(*, source_url: str = "", path: str | Path | None = None, filename
 
 
 # --- versions: which uploads are "the same source" ---------------------------------------------------------
-#: Words per shingle of the content fingerprint (3: short notes still have enough shingles to compare).
-SHINGLE_WORDS = 3
-#: Shingle hashes kept per fingerprint: the bottom-k sketch (Broder 1997; Cohen & Kaplan 2007), exact Jaccard
-#: for texts of fewer shingles (a 3-page note), an estimate with standard error ~0.03 above.
-FINGERPRINT_SIZE = 256
-#: Least Jaccard similarity of two fingerprints for two uploads *with the same file name* to be one source: a
-#: paper revised in a sentence or a section stays far above it (0.97 for one sentence of 40 changed), an
-#: unrelated paper that shares only the name is near 0.
-SAME_SOURCE_SIMILARITY = 0.5
-#: DOI read with at least this confidence identifies a source (0.85: printed on page 1; 0.5: a reference's DOI).
-DOI_CONFIDENCE = 0.8
 
 
 def content_fingerprint(text: str) -> list[int]:
-    """Bottom-k sketch of ``text``: the :data:`FINGERPRINT_SIZE` smallest 64-bit hashes (BLAKE2b) of its
-    lower-cased word :data:`SHINGLE_WORDS`-grams, sorted. Layout, case and punctuation do not change it; an
+    """Bottom-k sketch of ``text``: the ``Settings.fingerprint_size`` smallest 64-bit hashes (BLAKE2b) of its
+    lower-cased word ``Settings.shingle_words``-grams, sorted. Layout, case and punctuation do not change it; an
     edited sentence changes only the shingles it covers. Empty text gives ``[]``."""
     words = re.findall(r"\w+", text.lower())
-    grams = {" ".join(words[i:i + SHINGLE_WORDS]) for i in range(max(1, len(words) - SHINGLE_WORDS + 1))} \
-        if words else set()
+    n = Settings.shingle_words
+    grams = {" ".join(words[i:i + n]) for i in range(max(1, len(words) - n + 1))} if words else set()
     hashes = {int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "big") >> 1 for g in grams}
-    return sorted(hashes)[:FINGERPRINT_SIZE]
+    return sorted(hashes)[:Settings.fingerprint_size]
 
 
 def fingerprint_similarity(a: list[int], b: list[int]) -> float:
@@ -310,7 +296,7 @@ def fingerprint_similarity(a: list[int], b: list[int]) -> float:
     the share of the ``k`` smallest hashes of the union that both sketches hold (0 when either is empty)."""
     if not a or not b:
         return 0.0
-    k = min(FINGERPRINT_SIZE, len(set(a) | set(b)))
+    k = min(Settings.fingerprint_size, len(set(a) | set(b)))
     union = sorted(set(a) | set(b))[:k]
     both = set(a) & set(b)
     return sum(1 for h in union if h in both) / len(union)
@@ -318,18 +304,19 @@ def fingerprint_similarity(a: list[int], b: list[int]) -> float:
 
 def _doi_of(info: dict[str, Any]) -> str:
     doi = (info.get("metadata") or {}).get("doi") or {}
-    return str(doi.get("value") or "").lower() if float(doi.get("confidence") or 0) >= DOI_CONFIDENCE else ""
+    confident = float(doi.get("confidence") or 0) >= Settings.doi_confidence
+    return str(doi.get("value") or "").lower() if confident else ""
 
 
 def same_source(new: dict[str, Any], old: dict[str, Any]) -> str:
     """Why two document records are versions of one source, or ``""`` when they are not. The keys, in order:
 
     1. **URL** -- both fetched from URLs: the same URL (fragment ignored) is one source, two URLs are two.
-    2. **DOI** -- both carry a DOI read with confidence >= :data:`DOI_CONFIDENCE`: equal DOIs are one source
+    2. **DOI** -- both carry a DOI read with confidence >= ``Settings.doi_confidence``: equal DOIs are one source
        (whatever the file names), different DOIs two.
     3. **path** -- the same absolute path of a local file (a file edited in place).
     4. **file name + content** -- the same bare file name and content fingerprints with Jaccard similarity >=
-       :data:`SAME_SOURCE_SIMILARITY` (:func:`fingerprint_similarity`): a revised copy from another folder or
+       ``Settings.same_source_similarity`` (:func:`fingerprint_similarity`): a revised copy from another folder or
        uploaded as bytes. A paper that merely shares a file name ("paper.pdf", "main.pdf") is another source,
        and so is a record without a fingerprint (made before fingerprints: never superseded by name alone).
 
@@ -348,7 +335,8 @@ def same_source(new: dict[str, Any], old: dict[str, Any]) -> str:
     if new_source.startswith("path:") and new_source == old_source:
         return "path"
     if new.get("filename") and new.get("filename") == old.get("filename") and \
-            fingerprint_similarity(new.get("fingerprint") or [], old.get("fingerprint") or []) >= SAME_SOURCE_SIMILARITY:
+            fingerprint_similarity(new.get("fingerprint") or [], old.get("fingerprint") or []) \
+            >= Settings.same_source_similarity:
         return "file name + content"
     return ""
 
@@ -658,7 +646,7 @@ class DocumentPipeline:
         main = " ".join(summary for s, summary in zip(parsed.sections, summaries)
                         if s.retrievable and s.kind not in BACK_MATTER_KINDS and summary
                         and not (has_body and s.kind == "front_matter"))
-        summary = self.summarizer.summarize(main, title=title, max_sentences=DOCUMENT_SUMMARY_SENTENCES)
+        summary = self.summarizer.summarize(main, title=title, max_sentences=Settings.document_summary_sentences)
         timings["summarise"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -736,7 +724,7 @@ class DocumentRepository:
 
     def __init__(self, root: str | Path, store: GraphStore, *, vectors: Callable[[], VectorStore],
                  pipeline: Callable[[], DocumentPipeline], on_change: Callable[[], None] | None = None,
-                 max_bytes: int = MAX_PDF_BYTES, max_pages: int = MAX_PDF_PAGES) -> None:
+                 max_bytes: int = Settings.max_pdf_bytes, max_pages: int = Settings.max_pdf_pages) -> None:
         self.objects = ObjectStore(root)
         self.store = store
         self._vectors = vectors

@@ -76,21 +76,10 @@ from engram_kit.ingestion.repair import (
     mark_lost_placeholders,
     render_superscript,
 )
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: Default size limit of an uploaded PDF, in bytes (50 MB, as the document-repository issue asks).
-MAX_PDF_BYTES = 50 * 1024 * 1024
-#: Default page-count limit (a 500-page upload is a book or a scan batch, not a paper).
-MAX_PDF_PAGES = 500
-#: Fewer extracted characters per page than this means "no text layer" (a scan).
-MIN_CHARS_PER_PAGE = 20
-#: Share of the page height at the top and bottom where running headers/footers live.
-FURNITURE_MARGIN = 0.08
-#: A heading has at most this many characters and words.
-MAX_HEADING_CHARS, MAX_HEADING_WORDS = 90, 12
-#: A layout title longer than this (characters) is body text set large, not a title.
-MAX_TITLE_CHARS = 400
 #: Words that never occur in an author list (publishing labels, institutions): "Now Published" is no author.
 _NOT_NAMES = re.compile(r"\b(?:university|department|hospital|institute|school|centre|center|abstract|published|"
                         r"publish|received|accepted|journal|article|review|open access|copyright|licen[cs]e|doi|"
@@ -186,7 +175,7 @@ def _sniff(data: bytes) -> str:
         return "binary data"
 
 
-def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX_PDF_BYTES) -> None:
+def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = Settings.max_pdf_bytes) -> None:
     """Reject empty, oversized and non-PDF content before parsing.
 
     Raises
@@ -203,7 +192,7 @@ def check_pdf_bytes(data: bytes, *, name: str = "the file", max_bytes: int = MAX
                         f"itself, or rename the file if it is another format.")
 
 
-def open_pdf(data: bytes, *, name: str = "the file", max_pages: int = MAX_PDF_PAGES):  # pymupdf.Document
+def open_pdf(data: bytes, *, name: str = "the file", max_pages: int = Settings.max_pdf_pages):  # pymupdf.Document
     """Open PDF bytes with PyMuPDF, refusing corrupted, encrypted and over-long documents.
 
     Raises
@@ -622,7 +611,7 @@ def _remove_furniture(pages: list[list[Line]], heights: list[float]) -> int:
     """Drop lines in the top/bottom margins that repeat on >= 2 pages (digits ignored) or are page numbers."""
     def in_margin(line: Line) -> bool:
         h = heights[line.page - 1]
-        return line.y1 < h * FURNITURE_MARGIN or line.y0 > h * (1 - FURNITURE_MARGIN)
+        return line.y1 < h * Settings.furniture_margin or line.y0 > h * (1 - Settings.furniture_margin)
 
     seen: Counter[str] = Counter()
     for lines in pages:
@@ -795,7 +784,7 @@ def _title_lines(first_page: list[Line], page_height: float) -> list[Line]:
         if line.y0 - out[-1].y1 > 2.5 * line.size:
             break
         out.append(line)
-    if sum(len(l.text) for l in out) > MAX_TITLE_CHARS:
+    if sum(len(l.text) for l in out) > Settings.max_pdf_title_chars:
         return []
     return out
 
@@ -913,11 +902,11 @@ def extract_metadata(doc, pages: list[list[Line]], *, filename: str = "") -> tup
 def _heading_shape(line: Line) -> bool:
     text = line.text.strip()
     words = text.split()
-    plain = (0 < len(text) <= MAX_HEADING_CHARS and len(words) <= MAX_HEADING_WORDS
+    plain = (0 < len(text) <= Settings.max_heading_chars and len(words) <= Settings.max_heading_words
              and re.search(r"[A-Za-z]{3}", text) is not None and not _CAPTION.match(text)
              and text.count(",") < 2 and text[-1] not in ".,;:" and not re.match(r"^[•\-–·*]", text)
              and not re.search(r"\b(?:doi|https?|www)\b", text, re.I) and not _ARTICLE_TYPE.match(text))
-    numbered = bool(re.fullmatch(r"(?:\d+\.)+\d*\s+\S.*", text)) and len(text) <= MAX_HEADING_CHARS  # "2. Methods"
+    numbered = bool(re.fullmatch(r"(?:\d+\.)+\d*\s+\S.*", text)) and len(text) <= Settings.max_heading_chars  # "2. Methods"
     return (plain or numbered) and line.table < 0
 
 
@@ -1144,8 +1133,8 @@ def _truncation_problems(data: bytes, doc) -> list[str]:
     return problems
 
 
-def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = MAX_PDF_BYTES,
-              max_pages: int = MAX_PDF_PAGES) -> ParsedDocument:
+def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = Settings.max_pdf_bytes,
+              max_pages: int = Settings.max_pdf_pages) -> ParsedDocument:
     """Parse PDF bytes into a :class:`ParsedDocument` (nested sections with pages, tables, captions,
     metadata with confidence, warnings and problems).
 
@@ -1153,7 +1142,7 @@ def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = M
     ----------
     data : the file's bytes.
     filename : used in messages and as the last-resort title.
-    max_bytes, max_pages : limits (defaults :data:`MAX_PDF_BYTES` = 50 MiB, :data:`MAX_PDF_PAGES` = 500).
+    max_bytes, max_pages : limits (defaults ``Settings.max_pdf_bytes`` = 50 MiB, ``Settings.max_pdf_pages`` = 500).
 
     Raises
     ------
@@ -1173,14 +1162,14 @@ def parse_pdf(data: bytes, *, filename: str = "document.pdf", max_bytes: int = M
         content = page_lines(doc)
         pages = content.pages
         chars = sum(len(l.text) for lines in pages for l in lines) + sum(len(t.text()) for t in content.tables)
-        if chars < MIN_CHARS_PER_PAGE * doc.page_count and not any(
-                sum(len(l.text) for l in lines) >= MIN_CHARS_PER_PAGE * 5 for lines in pages):
+        if chars < Settings.min_chars_per_page * doc.page_count and not any(
+                sum(len(l.text) for l in lines) >= Settings.min_chars_per_page * 5 for lines in pages):
             raise DataError(f"{filename} has no text layer ({chars} characters on {doc.page_count} pages): it looks "
                             f"like a scan. engram-kit does not run OCR; run OCR first (e.g. `ocrmypdf in.pdf out.pdf`) "
                             f"and upload the result.")
         problems = _truncation_problems(data, doc) + content.problems
         empty = [p + 1 for p, lines in enumerate(pages)
-                 if sum(len(l.text) for l in lines) < MIN_CHARS_PER_PAGE and not any(t.page == p + 1 for t in content.tables)]
+                 if sum(len(l.text) for l in lines) < Settings.min_chars_per_page and not any(t.page == p + 1 for t in content.tables)]
         if empty:
             problems.append(f"{len(empty)} of {doc.page_count} pages have no text layer (images only?): "
                             f"page{'s' if len(empty) > 1 else ''} {', '.join(map(str, empty))}; their content is not "

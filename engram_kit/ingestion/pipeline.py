@@ -7,7 +7,7 @@ Stages per batch of ``Settings.batch_size`` records:
    Worker processes are forked once per run and fed a bounded number of batches ahead of the writer.
 2. **embed** (in the same worker as its prepare stage when ``workers > 1``, else in this process): all
    passages of the batch in one call of the workspace's embedder, which batches across documents (model
-   batches of at most :data:`EMBED_BATCH`, or the backend's own smaller batch) and embeds long abstracts
+   batches of at most ``Settings.embed_batch``, or the backend's own smaller batch) and embeds long abstracts
    whole (windows pooled). Embedding in the workers, each single-threaded, leaves this process only the
    writes: on the 6,107 shared abstracts with the int8 default that took the end-to-end rate from 23.2 to
    the figure in ``benchmarks/results/ingest.md`` (one thread per process avoids onnxruntime's
@@ -184,10 +184,6 @@ def _batched(items: Iterable[PubMedRecord], size: int) -> Iterator[list[PubMedRe
         yield chunk
 
 
-#: Most texts per model call during ingestion, whatever ``Settings.batch_size`` (the store batch) is: 512 shared
-#: abstracts with the int8 embedder peaked at 4,764 MB RSS with model batches of 256 vs 1,167 MB with 64, at
-#: 27.2 vs 25.5 CPU-s (issue 18, benchmarks/results/ingest.md).
-EMBED_BATCH = 64
 #: The write boundaries of one batch, in order (see the module docstring). A fault hook is called with each
 #: name; the fault-injection tests stop the process there and check that one re-run repairs everything.
 WRITE_BOUNDARIES: tuple[str, ...] = ("before_graph", "after_graph", "mid_vectors", "after_vectors", "after_status")
@@ -209,17 +205,15 @@ class PreparedBatch:
     embed_seconds: float = 0.0
 
 
-#: Most worker processes ``workers=0`` (automatic) starts: past 4 the single writer is the bottleneck.
-MAX_AUTO_WORKERS = 4
 
 
 def auto_workers() -> int:
-    """Worker processes for ``workers=0``: one per usable core, at most :data:`MAX_AUTO_WORKERS`; 1 where
+    """Worker processes for ``workers=0``: one per usable core, at most ``Settings.max_auto_workers``; 1 where
     ``fork`` is unavailable (Windows)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(MAX_AUTO_WORKERS, cores))
+    return max(1, min(Settings.max_auto_workers, cores))
 
 
 class BatchPreparer:
@@ -233,7 +227,7 @@ class BatchPreparer:
     Parameters
     ----------
     extractor, resolver, embedder : the workspace's ingestion extractor, resolver and passage embedder.
-    settings : ``batch_size`` (bounds the model batch with :data:`EMBED_BATCH`), ``min_link_confidence``,
+    settings : ``batch_size`` (bounds the model batch with ``Settings.embed_batch``), ``min_link_confidence``,
         ``max_candidates``.
     """
 
@@ -275,7 +269,7 @@ class BatchPreparer:
     def embed(self, records: list[PubMedRecord]) -> np.ndarray:
         """Passage vectors of ``records`` (one per record, its whole text), float32 ``(n, dimension)``."""
         return self.embedder.encode([r.text for r in records],
-                                    batch_size=min(self.settings.batch_size, EMBED_BATCH))
+                                    batch_size=min(self.settings.batch_size, self.settings.embed_batch))
 
     def add_record(self, batch: LiteratureBatch, record: PubMedRecord, mentions: list[Mention],
                    report: IngestReport) -> None:

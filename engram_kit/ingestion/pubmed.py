@@ -25,18 +25,10 @@ from pathlib import Path
 
 from engram_kit.errors import DataError, UnknownFileTypeError
 from engram_kit.ingestion.repair import expand_ligatures
+from engram_kit.settings import Settings
 
 _YEAR = re.compile(r"(1[89]\d\d|20\d\d)")
 
-#: Longest JSON Lines line read, in characters, checked while streaming (never after loading the line):
-#: 1 MiB. A real PubMed record is under 30 KB (MEDLINE abstracts are capped at ~10,000 words); a gzipped
-#: line that expands to 1 GB reached 9 GB RSS before this limit.
-MAX_LINE_CHARS = 1 << 20
-#: Longest abstract accepted, characters (200,000: far above any MEDLINE abstract, below spaCy's
-#: 1,000,000-character limit that raised E088 mid-ingest).
-MAX_ABSTRACT_CHARS = 200_000
-#: Longest title accepted, characters.
-MAX_TITLE_CHARS = 5_000
 
 
 @dataclass(frozen=True)
@@ -59,8 +51,8 @@ class PubMedRecord:
         if not isinstance(self.pmid, str) or not self.pmid.isdigit() or self.pmid.startswith("0"):
             raise DataError(f"{where}: PMID must be a positive integer written as digits (e.g. '31452104'); "
                             "fix or remove the record.")
-        for name, value, limit in (("title", self.title, MAX_TITLE_CHARS),
-                                   ("abstract", self.abstract, MAX_ABSTRACT_CHARS)):
+        for name, value, limit in (("title", self.title, Settings.max_title_chars),
+                                   ("abstract", self.abstract, Settings.max_abstract_chars)):
             if not isinstance(value, str):
                 raise DataError(f"{where}: '{name}' must be text, got {type(value).__name__}; fix the record.")
             if len(value) > limit:
@@ -117,16 +109,16 @@ def _clean_year(value: object) -> int | None:
 
 
 def _bounded_lines(fh: io.TextIOBase, path: Path) -> Iterator[tuple[int, str]]:
-    """``(line_no, line)`` pairs, refusing a line longer than :data:`MAX_LINE_CHARS` as soon as the limit
+    """``(line_no, line)`` pairs, refusing a line longer than ``Settings.max_line_chars`` as soon as the limit
     is passed (the rest of the line is never read into memory)."""
     line_no = 0
     while True:
-        line = fh.readline(MAX_LINE_CHARS + 1)
+        line = fh.readline(Settings.max_line_chars + 1)
         if not line:
             return
         line_no += 1
-        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
-            raise DataError(f"{path.name}:{line_no}: the line is longer than {MAX_LINE_CHARS:,} characters (read "
+        if len(line) > Settings.max_line_chars and not line.endswith("\n"):
+            raise DataError(f"{path.name}:{line_no}: the line is longer than {Settings.max_line_chars:,} characters (read "
                             "stopped there); one PubMed record is far shorter. Check the file (a corrupt or "
                             "concatenated export?) and split it into one JSON object per line.")
         yield line_no, line
@@ -187,7 +179,7 @@ def read_jsonl(path: str | Path) -> Iterator[PubMedRecord]:
     Raises
     ------
     DataError
-        On invalid JSON, a line over :data:`MAX_LINE_CHARS`, a missing or mistyped field (``"abstract":
+        On invalid JSON, a line over ``Settings.max_line_chars``, a missing or mistyped field (``"abstract":
         12345``), a missing ``pmid``/``abstract``, or text that is not UTF-8; the message gives the file and
         line number.
     """

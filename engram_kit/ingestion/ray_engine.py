@@ -52,6 +52,7 @@ from engram_kit.ingestion.pubmed import (
     read_pubmed_skipping,
     unique_records,
 )
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     from engram_kit.workspace import Workspace
@@ -61,12 +62,6 @@ log = logging.getLogger(__name__)
 #: Environment variables handed to Ray workers (model cache, offline switches, the import path).
 WORKER_ENV: tuple[str, ...] = ("PYTHONPATH", "ENGRAM_MODEL_CACHE", "ENGRAM_DATA", "HF_HUB_OFFLINE",
                                "TRANSFORMERS_OFFLINE", "ANONYMIZED_TELEMETRY", "HF_HOME")
-#: Logical CPUs per map actor on a local Ray: fractional, so that the pool (one actor per core) and the read
-#: tasks beside it fit the ``num_cpus`` Ray was started with (on 2 cores, 1 CPU per actor plus a 1-CPU read
-#: task left the pool waiting for a CPU forever). Each actor runs single-threaded either way.
-LOCAL_ACTOR_CPUS = 0.5
-#: Logical CPUs of a read task (parsing a file is light next to the map).
-READ_CPUS = 0.25
 #: On a local Ray, input files of at most this many bytes in all are read in the driver (no read tasks); larger
 #: inputs, and every input on a cluster, are read by Ray tasks so that no process holds them all.
 DRIVER_READ_BYTES = 256 * 2**20
@@ -213,7 +208,7 @@ class RayRun:
 def ingest_ray(ws: Workspace, sources: Sequence[str | Path], *, address: str | None = None,
                workers: int = 0, shards: str | Path | None = None, skip_bad: bool = False,
                actor_cpus: float | None = None, fault: dict[str, str] | None = None,
-               load_fault_hook: Any = None, chunk_articles: int = shardlib.LOAD_CHUNK_ARTICLES) -> IngestReport:
+               load_fault_hook: Any = None, chunk_articles: int | None = None) -> IngestReport:
     """Ingest PubMed files into ``ws`` with the map stage on Ray (module docstring).
 
     Parameters
@@ -225,7 +220,7 @@ def ingest_ray(ws: Workspace, sources: Sequence[str | Path], *, address: str | N
     workers : map actors; 0 = one per CPU of the Ray cluster.
     shards : the shard folder (default ``<workspace>/shards``).
     skip_bad : skip invalid JSON Lines records instead of failing.
-    actor_cpus : logical CPUs per actor (default :data:`LOCAL_ACTOR_CPUS` on a local Ray, 1 on a cluster).
+    actor_cpus : logical CPUs per actor (default ``Settings.ray_actor_cpus`` on a local Ray, 1 on a cluster).
     fault, load_fault_hook, chunk_articles : test hooks (see :class:`PrepareActor`,
         :func:`~engram_kit.ingestion.shards.load_reduced`).
 
@@ -269,7 +264,8 @@ def ingest_ray(ws: Workspace, sources: Sequence[str | Path], *, address: str | N
     run.maps_to_in, run.maps_to_out = reduced.rows_in["maps_to"], len(reduced.tables["maps_to"])
     t2 = time.perf_counter()
     try:
-        loaded = shardlib.load_reduced(reduced, ws.store, ws.vectors, chunk_articles=chunk_articles,
+        loaded = shardlib.load_reduced(reduced, ws.store, ws.vectors,
+                                       chunk_articles=chunk_articles or ws.settings.load_chunk_articles,
                                        fault_hook=load_fault_hook)
         run.deleted = shardlib.delete_pmids(ws.store, ws.vectors, [p for path in paths for p in read_deleted_pmids(path)])
     finally:
@@ -301,14 +297,14 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
             kwargs["num_cpus"] = cores
         else:
             kwargs["runtime_env"] = {"env_vars": env}
-        _init_with_retry(ray, address, kwargs)
+        _init_with_retry(ray, address, kwargs, ws.settings.ray_init_attempts)
         started = True
     run.ray_start_s = time.perf_counter() - t0
     try:
         local = address is None
         cpus = float(ray.cluster_resources().get("CPU", 1))
         n_actors = workers or max(1, int(cpus if local else cpus - 1))
-        per_actor = actor_cpus if actor_cpus is not None else (LOCAL_ACTOR_CPUS if local else 1.0)
+        per_actor = actor_cpus if actor_cpus is not None else (ws.settings.ray_actor_cpus if local else 1.0)
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = bool(ws.settings.progress)
         ctx.print_on_execution_start = False
@@ -328,7 +324,7 @@ def _map(ws: Workspace, files: list[tuple[Path, str]], root: Path, *, address: s
             ds = ray.data.from_items(shard_rows, override_num_blocks=len(shard_rows))  # one block per shard
         else:
             ds = ray.data.from_items([{"path": str(p), "key": k} for p, k in files], override_num_blocks=len(files))
-            ds = ds.flat_map(read_shards, fn_kwargs=read_kwargs, num_cpus=READ_CPUS)
+            ds = ds.flat_map(read_shards, fn_kwargs=read_kwargs, num_cpus=ws.settings.ray_read_cpus)
             # One block per shard: a file's shards leave its read task as one block, which one actor would then
             # map alone. Streaming repartition (no shuffle) splits it as it arrives.
             ds = ds.repartition(target_num_rows_per_block=1)
@@ -369,21 +365,18 @@ def _mark_done(root: Path, files: list[tuple[Path, str]]) -> None:
         shardlib.mark_file_done(root, key, count, -1)
 
 
-#: Attempts of ``ray.init``: Ray waits a fixed 30 s for its raylet to register, which a loaded machine missed
-#: (load average 17 on 2 cores: "The current node timed out during startup").
-RAY_INIT_ATTEMPTS = 3
-
-
-def _init_with_retry(ray: Any, address: str | None, kwargs: dict[str, Any]) -> None:
-    """``ray.init``, retried after a start-up timeout (the half-started processes are shut down first)."""
-    for attempt in range(1, RAY_INIT_ATTEMPTS + 1):
+def _init_with_retry(ray: Any, address: str | None, kwargs: dict[str, Any],
+                     attempts: int = Settings.ray_init_attempts) -> None:
+    """``ray.init``, retried up to ``attempts`` times (``Settings.ray_init_attempts``) after a start-up timeout
+    (the half-started processes are shut down first)."""
+    for attempt in range(1, attempts + 1):
         try:
             ray.init(address=address, **kwargs)
             return
         except Exception as exc:  # Ray raises a bare Exception for this
-            if "timed out during startup" not in str(exc) or attempt == RAY_INIT_ATTEMPTS:
+            if "timed out during startup" not in str(exc) or attempt == attempts:
                 raise
-            log.warning("Ray start-up timed out (attempt %d of %d); retrying", attempt, RAY_INIT_ATTEMPTS)
+            log.warning("Ray start-up timed out (attempt %d of %d); retrying", attempt, attempts)
             ray.shutdown()
 
 

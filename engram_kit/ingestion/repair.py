@@ -46,11 +46,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from engram_kit.settings import Settings
 
-#: Zipf frequency (log10 per billion words, wordfreq's scale 0-8) from which a word counts as known.
-KNOWN_ZIPF = 1.5
-#: Zipf frequency from which each part of a hyphenated pair counts as a word of its own (compound test).
-PART_ZIPF = 2.5
 #: What a mis-mapped ligature glyph can stand for, most frequent first.
 LIGATURES: tuple[str, ...] = ("fi", "ff", "ffi", "fl", "ffl", "ft", "fj", "st", "ct", "Th")
 #: Adobe Symbol encoding (PDF Reference, Appendix D.5): Latin code points of the Greek letters.
@@ -108,8 +105,8 @@ def zipf(word: str) -> float:
 
 
 def is_known(word: str) -> bool:
-    """Whether ``word`` is an English word (Zipf >= :data:`KNOWN_ZIPF`)."""
-    return zipf(word) >= KNOWN_ZIPF
+    """Whether ``word`` is an English word (Zipf >= ``Settings.known_zipf``)."""
+    return zipf(word) >= Settings.known_zipf
 
 
 def known_as_written(word: str) -> bool:
@@ -234,9 +231,6 @@ def map_font_text(text: str, font: str) -> str:
 
 
 # --- ligatures --------------------------------------------------------------------------------------------
-#: Supporting words (over the other fonts of a document) a mapping needs before a font without evidence of its own
-#: takes it (:meth:`LigatureRepair.fit`): two, so one odd word never decides for a whole font.
-DOCUMENT_SUPPORT = 2
 
 
 def suspect_words(text: str) -> list[str]:
@@ -330,7 +324,7 @@ class LigatureRepair:
         Per font first (evidence as in the class docstring). Then a font seen too rarely to decide -- none of
         its words with the code point becomes a known word with a ligature (a proper name, a word cut at a
         line end: "Pízer", "signií") and none is a known word as written -- takes the mapping the other fonts
-        of the document agree on for that code point, when at least :data:`DOCUMENT_SUPPORT` words supported
+        of the document agree on for that code point, when at least ``Settings.ligature_document_support`` words supported
         it there (one paper's italic or bold subset of the body font kept one "speciíc" where 114 were
         repaired, issue 34).
         """
@@ -358,7 +352,7 @@ class LigatureRepair:
             for (other_family, other_ch), ligature in self.mapping.items():
                 if other_ch == ch:
                     votes[ligature] += self._support.get((other_family, other_ch), 0)
-            if len(votes) == 1 and sum(votes.values()) >= DOCUMENT_SUPPORT:
+            if len(votes) == 1 and sum(votes.values()) >= Settings.ligature_document_support:
                 self.mapping[(family, ch)] = next(iter(votes))
         return self.mapping
 
@@ -395,9 +389,9 @@ def join_hyphenated(left: str, right: str) -> str:
         # "DNA-binding": an acronym keeps its hyphen; "TNF-α": a Greek letter is a suffix, never a syllable
         return f"{left}-{right}"
     joined = zipf(a + b)
-    if joined >= KNOWN_ZIPF and joined >= min(zipf(a), zipf(b)) - 1.0:
+    if joined >= Settings.known_zipf and joined >= min(zipf(a), zipf(b)) - 1.0:
         return left + right
-    if zipf(a) >= PART_ZIPF and zipf(b) >= PART_ZIPF and len(b) > 1:
+    if zipf(a) >= Settings.part_zipf and zipf(b) >= Settings.part_zipf and len(b) > 1:
         return f"{left}-{right}"
     return left + right
 

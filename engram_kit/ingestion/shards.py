@@ -62,6 +62,7 @@ from engram_kit.records import (
     PassageRecord,
     SectionRecord,
 )
+from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
     from engram_kit.ingestion.pipeline import PreparedBatch
@@ -79,10 +80,6 @@ GRAPH_TABLES: dict[str, type] = {
 SHARD_FILES: tuple[str, ...] = (*GRAPH_TABLES, "vectors")
 #: Marker file of an input file whose every shard is written.
 DONE = "_DONE"
-#: Articles per store write of the load (about 8 map batches of 256): big enough that a NounPhrase mentioned
-#: across shards is merged once per chunk rather than once per shard, small enough that one chunk's
-#: transaction and vector upsert stay well under a GB.
-LOAD_CHUNK_ARTICLES = 2048
 
 _ARROW_TYPES = {"str": pa.string(), "int": pa.int64(), "int | None": pa.int64(), "float": pa.float64()}
 
@@ -285,7 +282,7 @@ def _records(table: pa.Table, record_type: type) -> list[Any]:
 
 
 def load_reduced(reduced: ReducedShards, store: GraphStore, vectors: VectorStore, *,
-                 chunk_articles: int = LOAD_CHUNK_ARTICLES,
+                 chunk_articles: int = Settings.load_chunk_articles,
                  fault_hook: Callable[[str], None] | None = None) -> LoadReport:
     """Load ``reduced`` into ``store`` and ``vectors`` in chunks of ``chunk_articles`` articles (>= 1), each
     committed graph -> vectors -> complete (:func:`~engram_kit.ingestion.pipeline.commit_batch`).

@@ -16,17 +16,11 @@ from typing import Protocol
 
 import numpy as np
 
+from engram_kit.settings import Settings
 from engram_kit.text import sentence_spans
 
 log = logging.getLogger(__name__)
 
-#: Sentences kept in a section summary and in a document summary.
-SECTION_SUMMARY_SENTENCES = 3
-DOCUMENT_SUMMARY_SENTENCES = 5
-#: Score bonus of a text's first sentence (position cue), added to a cosine similarity in [0, 1].
-LEAD_BONUS = 0.1
-#: Sentences with fewer words than this (headings, table debris) or more (run-ons) are not picked.
-MIN_SENTENCE_WORDS, MAX_SENTENCE_WORDS = 6, 80
 
 
 class Summarizer(Protocol):
@@ -34,7 +28,7 @@ class Summarizer(Protocol):
 
     name: str
 
-    def summarize(self, text: str, *, title: str = "", max_sentences: int = SECTION_SUMMARY_SENTENCES) -> str:
+    def summarize(self, text: str, *, title: str = "", max_sentences: int = Settings.section_summary_sentences) -> str:
         """A summary of ``text`` (``title`` is context, e.g. the section heading); ``""`` for empty text."""
         ...
 
@@ -43,18 +37,19 @@ class ExtractiveSummarizer:
     """Centroid-based extractive summaries (MEAD; see the module docstring).
 
     Sentences are scored by the cosine similarity of their TF-IDF vector (English stop words removed) to
-    the mean vector of all sentences of the text, plus :data:`LEAD_BONUS` for the first sentence; the
+    the mean vector of all sentences of the text, plus ``Settings.summary_lead_bonus`` for the first sentence; the
     ``max_sentences`` best are returned in text order. Deterministic, about 2 ms per section.
     """
 
     name = "extractive (TF-IDF centroid, MEAD)"
 
-    def summarize(self, text: str, *, title: str = "", max_sentences: int = SECTION_SUMMARY_SENTENCES) -> str:
+    def summarize(self, text: str, *, title: str = "", max_sentences: int = Settings.section_summary_sentences) -> str:
         """Pick up to ``max_sentences`` sentences of ``text`` (see the class docstring)."""
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         sentences = [" ".join(text[s:e].split()) for s, e in sentence_spans(text, line_breaks="blank")]
-        usable = [i for i, s in enumerate(sentences) if MIN_SENTENCE_WORDS <= len(s.split()) <= MAX_SENTENCE_WORDS]
+        usable = [i for i, s in enumerate(sentences)
+                  if Settings.summary_min_sentence_words <= len(s.split()) <= Settings.summary_max_sentence_words]
         if len(usable) <= max_sentences:
             return " ".join(sentences[i] for i in usable)
         try:
@@ -65,6 +60,6 @@ class ExtractiveSummarizer:
         norm = float(np.linalg.norm(centroid)) or 1.0
         scores = matrix @ (centroid / norm)  # rows are L2-normalised: cosine similarity
         scores = np.asarray(scores).ravel()
-        scores[0] += LEAD_BONUS if usable[0] == 0 else 0.0
+        scores[0] += Settings.summary_lead_bonus if usable[0] == 0 else 0.0
         best = sorted(np.argsort(-scores, kind="stable")[:max_sentences])
         return " ".join(sentences[usable[i]] for i in best)

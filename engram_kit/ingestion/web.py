@@ -2,7 +2,7 @@
 
 :func:`fetch_url` downloads a page, following redirects (the final URL is recorded), refusing HTTP errors
 (404...), non-HTML content types (PDFs are handed to the PDF parser by the document repository) and pages
-above :data:`MAX_PAGE_BYTES`. It downloads only when called: nothing in engram-kit fetches on its own.
+above ``Settings.max_page_bytes``. It downloads only when called: nothing in engram-kit fetches on its own.
 
 :func:`parse_html` keeps the main content (the largest ``<article>``, else ``<main>``, else the body),
 drops navigation, headers, footers, sidebars, forms, scripts and elements whose class or id names such
@@ -30,13 +30,10 @@ from engram_kit.errors import DataError, IngestionError
 from engram_kit.ingestion.chunking import DocumentMetadata, MetadataField, ParsedDocument, ParsedSection
 from engram_kit.ingestion.pdf import DOI_PATTERN, NON_RETRIEVABLE_KINDS, canonical_section, split_authors
 from engram_kit.ingestion.repair import expand_ligatures
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: Largest page downloaded, in bytes.
-MAX_PAGE_BYTES = 10 * 1024 * 1024
-#: Seconds to wait for the server to connect and to send each chunk.
-FETCH_TIMEOUT = 20.0
 #: Content types parsed as HTML; ``application/pdf`` is accepted too and parsed as a PDF.
 HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 PDF_TYPE = "application/pdf"
@@ -68,7 +65,7 @@ class FetchedPage:
         return self.content_type == PDF_TYPE
 
 
-def fetch_url(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = MAX_PAGE_BYTES) -> FetchedPage:
+def fetch_url(url: str, *, timeout: float = Settings.fetch_timeout_s, max_bytes: int = Settings.max_page_bytes) -> FetchedPage:
     """Download ``url`` (http or https), following redirects.
 
     Raises

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from engram_kit.errors import LLMError
 from engram_kit.llm.base import LLMResponse, LLMUsage, ModelT
 from engram_kit.llm.pricing import usage_with_cost
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 #: Environment variable holding the API key.
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 #: SDK retries on 429/529/5xx before giving up (each waits 0.5 s * 2^n, at most 8 s).
-DEFAULT_MAX_RETRIES = 4
+DEFAULT_MAX_RETRIES: int = Settings.llm_max_retries
 
 
 class AnthropicLLM:

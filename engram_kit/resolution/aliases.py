@@ -20,7 +20,7 @@ the NounPhrase; :func:`aggregate_confidence` combines them with a **discounted n
     aggregated(c, n) = 1 - (1 - c) * (1 - w * c) ** (n - 1)        for n >= 1; c for n = 0
 
 The first document counts fully; each further document is a weaker, discounted witness (``w`` =
-:data:`REPEAT_EVIDENCE_WEIGHT` = 0.5) because documents reuse the same wording and are not independent.
+``Settings.repeat_evidence_weight`` = 0.5) because documents reuse the same wording and are not independent.
 The result is in ``[c, 1)``, equals ``c`` for one document and grows with ``n``: for ``c = 0.8``,
 n = 1, 2, 3 give 0.80, 0.88, 0.93; for ``c = 0.6``, 0.60, 0.72, 0.80. The stored ``MAPS_TO.confidence``
 is left as the resolver's value (PubMed re-ingestion rewrites it), the aggregated value is computed on
@@ -38,20 +38,18 @@ import numpy as np
 import pandas as pd
 
 from engram_kit.records import SameAsEdge
+from engram_kit.settings import Settings
 from engram_kit.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
-#: Weight ``w`` of each document after the first in the discounted noisy-OR, in [0, 1]; 0 ignores
-#: repetition, 1 treats documents as independent witnesses. 0.5: a heuristic middle (see module docstring).
-REPEAT_EVIDENCE_WEIGHT = 0.5
 #: Columns of :func:`maps_to_evidence`.
 EVIDENCE_COLUMNS: tuple[str, ...] = ("nounphrase_id", "name", "entity_type", "entity_id", "entity_name",
                                      "confidence", "method", "documents", "aggregated")
 
 
 def aggregate_confidence(confidence: float | np.ndarray, documents: int | np.ndarray, *,
-                         weight: float = REPEAT_EVIDENCE_WEIGHT) -> float | np.ndarray:
+                         weight: float = Settings.repeat_evidence_weight) -> float | np.ndarray:
     """Discounted noisy-OR of one link's confidence over the documents that use it.
 
     Parameters

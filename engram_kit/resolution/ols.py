@@ -33,6 +33,7 @@ import requests
 
 from engram_kit.errors import QueryError
 from engram_kit.kg.crosswalk import canonical_curies, node_curies
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ FIELD_LIST: tuple[str, ...] = ("iri", "obo_id", "short_form", "label", "ontology
 CANDIDATE_COLUMNS: tuple[str, ...] = ("curie", "label", "ontology", "score", "rank", "synonyms", "iri",
                                       "is_defining_ontology")
 #: Most bytes read from a response (a search page of 100 hits is ~50 kB).
-MAX_RESPONSE_BYTES = 5_000_000
+MAX_RESPONSE_BYTES: int = Settings.ols_max_response_bytes
 _USER_AGENT = "engram-kit (optional OLS4 term look-up)"
 
 

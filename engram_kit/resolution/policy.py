@@ -13,7 +13,7 @@ applies these rules, each a named method below, in this order:
    "Insulin Coma", "bone cancer"), so it is never fuzzy-linked and stays an unlinked, typed NounPhrase.
 3. **Fuzzy words** (:meth:`LinkPolicy.fuzzy_words_agree`): a TF-IDF or embedding candidate is kept only
    when every content word of the mention matches a word of the candidate's name and vice versa, letter
-   for letter up to :data:`WORD_SIMILARITY` (difflib ratio): "Alzheimers diseas" -> "Alzheimer's disease"
+   for letter up to ``Settings.word_similarity`` (difflib ratio): "Alzheimers diseas" -> "Alzheimer's disease"
    passes; "cancer" -> "bone cancer" (a more specific concept) and "neurodegenerative disease" ->
    "degenerative disc disease" fail.
 4. **Kind priors from context** (:meth:`LinkPolicy.kind_allowed`), each grounded in what the vocabulary
@@ -29,7 +29,7 @@ applies these rules, each a named method below, in this order:
      moves ahead of a Disease one.
    * A *gene synonym* (an NCBI Gene alias, not the official symbol: "API", "WRS", "DSH", "BLAST") is
      linked only when it equals the official symbol up to punctuation ("IL-6", "Bcl-2") or a gene word
-     stands within :data:`GENE_WINDOW` tokens of it in its sentence (:data:`_GENE_WORDS`: "CB2
+     stands within ``Settings.gene_window`` tokens of it in its sentence (:data:`_GENE_WORDS`: "CB2
      receptors", "JNK1 signaling", "CIS mRNA", "focal adhesion kinase (FAK)"): aliases collide with the
      acronyms of every field, and a bioinformatics paper talks about genes everywhere, so the cue must be
      local.
@@ -39,7 +39,7 @@ applies these rules, each a named method below, in this order:
      "behavior", "learning") is linked only in a biomedical sentence (cue ``biomedical``).
 
    * *Adverse cue, locally*: the Side Effect ordering above uses the adverse cue only when it stands within
-     :data:`ADVERSE_WINDOW` tokens of the mention ("levodopa-induced dyskinesias" is the adverse event;
+     ``Settings.adverse_window`` tokens of the mention ("levodopa-induced dyskinesias" is the adverse event;
      "Parkinson's disease" later in that sentence is still the disease). A Side Effect-only reading of a
      word that the document uses for a setting throughout (document-level ``setting`` cue,
      :func:`~engram_kit.extraction.extractor.with_setting_cue`) is refused there too.
@@ -65,7 +65,7 @@ applies these rules, each a named method below, in this order:
    aliases are written that way by convention and follow the gene rule instead.
 
 Candidates that survive keep the resolver's confidence; the caller applies the confidence threshold
-(:data:`LINK_THRESHOLD`, set from the reliability diagram of ``benchmarks/quality/ner.py``).
+(``Settings.min_link_confidence``, set from the reliability diagram of ``benchmarks/quality/calibration.py``).
 """
 
 from __future__ import annotations
@@ -85,18 +85,10 @@ from engram_kit.extraction.setting import SENTENCE_TOKEN as _SENTENCE_TOKEN
 from engram_kit.extraction.setting import SETTING_NOUNS as SETTING_NOUNS
 from engram_kit.extraction.setting import classifies_setting as classifies_setting
 from engram_kit.extraction.setting import tokens_around as _around
+from engram_kit.settings import Settings
 
-#: Lowest confidence at which a candidate is linked by :meth:`EntityResolver.link` when the caller gives
-#: none (``Settings.min_link_confidence``, the same value, is what ingestion passes). From the reliability
-#: diagram on BC5CDR + NCBI-disease test (``benchmarks/results/calibration.md``): links in [0.6, 0.7) are
-#: right 62% of the time, in [0.7, 0.8) 87%, in [0.8, 0.9) 93%.
-LINK_THRESHOLD = 0.7
 #: Fuzzy methods of :data:`~engram_kit.resolution.resolver.RESOLUTION_METHODS`.
 FUZZY_METHODS: frozenset[str] = frozenset({"tfidf", "embedding"})
-#: difflib ratio in [0, 1] two words need to count as the same word in a fuzzy match (0.85: one letter
-#: in seven may differ: "alzheimers"/"alzheimer" 0.95, "diseas"/"disease" 0.92, "neurodegenerative"/
-#: "degenerative" 0.83 fails).
-WORD_SIMILARITY = 0.85
 #: Words that do not carry the concept (ignored when comparing fuzzy words).
 _FILLER = frozenset({"of", "the", "and", "or", "in", "to", "with", "by", "for", "a", "an", "s", "type"})
 #: Lexicon sources that corroborate a Side Effect surface as a disease name.
@@ -124,12 +116,6 @@ PROTEIN_PARTICIPLES: frozenset[str] = frozenset({"activated", "regulated"})
 #: A mention directly followed by "-<number><letter>" is the front of a longer symbol ("PGC" in "PGC-1a",
 #: "PGC-1α" = PPARGC1A), not the entity of its own name.
 _SYMBOL_CONTINUATION = re.compile(r"^-\d+[a-z\u03b1-\u03c9]")
-#: Tokens either side of a mention searched for an adverse-event cue before a Side Effect reading is preferred
-#: ("levodopa-induced dyskinesias" reads the dyskinesias as adverse; "Parkinson's disease" later in the same
-#: sentence stays the disease).
-ADVERSE_WINDOW = 4
-#: Tokens either side of a gene alias searched for a gene word.
-GENE_WINDOW = 3
 _GENE_WORDS = re.compile(
     r"^(?:genes?|proteins?|expression|expressed|mrna|receptors?|kinases?|channels?|signal(?:l)?ing|pathways?|"
     r"phosphorylat\w*|inhibit\w*|activat\w*|activity|levels?|mutations?|mutants?|polymorphisms?|alleles?|"
@@ -149,8 +135,8 @@ def _words(text: str) -> list[str]:
     return [w for w in normalize_name(text).split() if w not in _FILLER and len(w) > 1]
 
 
-def _covered(words: Sequence[str], other: Sequence[str]) -> bool:
-    return all(any(w == o or difflib.SequenceMatcher(None, w, o).ratio() >= WORD_SIMILARITY for o in other)
+def _covered(words: Sequence[str], other: Sequence[str], similarity: float) -> bool:
+    return all(any(w == o or difflib.SequenceMatcher(None, w, o).ratio() >= similarity for o in other)
                for w in words)
 
 
@@ -161,10 +147,13 @@ class LinkPolicy:
     ----------
     lexicon : Lexicon
         The resolver's lexicon (sources of each surface, typed vocabulary).
+    settings : Settings, optional
+        ``word_similarity``, ``adverse_window`` and ``gene_window`` (``resolution`` section); None: defaults.
     """
 
-    def __init__(self, lexicon: Lexicon) -> None:
+    def __init__(self, lexicon: Lexicon, *, settings: Settings | None = None) -> None:
         self.lexicon = lexicon
+        self.settings = settings or Settings()
 
     # ------------------------------------------------------------------------------------- the rules
     @staticmethod
@@ -178,12 +167,13 @@ class LinkPolicy:
         return not (mention.method == "gazetteer" and not mention.candidates and mention.label)
 
     @staticmethod
-    def fuzzy_words_agree(text: str, name: str) -> bool:
-        """Rule 3: the content words of ``text`` and ``name`` match both ways (:data:`WORD_SIMILARITY`)."""
+    def fuzzy_words_agree(text: str, name: str, similarity: float = Settings.word_similarity) -> bool:
+        """Rule 3: the content words of ``text`` and ``name`` match both ways (difflib ratio >= ``similarity``,
+        ``Settings.word_similarity``)."""
         query, target = _words(text), _words(name)
         if not query or not target:
             return False
-        return _covered(query, target) and _covered(target, query)
+        return _covered(query, target, similarity) and _covered(target, query, similarity)
 
     def sources(self, text: str, node_id: str) -> set[str]:
         """Lexicon sources through which ``text`` names ``node_id`` (empty when only fuzzy)."""
@@ -202,13 +192,13 @@ class LinkPolicy:
             return False
         if kind in SIDE_EFFECT_KINDS and _after_cell_word(mention):
             return False
-        if kind in SIDE_EFFECT_KINDS and not ("adverse" in cues and _adverse_near(mention)) \
+        if kind in SIDE_EFFECT_KINDS and not ("adverse" in cues and _adverse_near(mention, self.settings.adverse_window)) \
                 and not self._disease_corroborated(text, sources) \
                 and (classifies_setting(mention) or SETTING_CUE in cues):
             return False
         if kind == "Gene" and method in ("exact", "alias") and single and sources and \
                 sources <= GENE_ALIAS_SOURCES and not self._symbol_like(text, node_id) \
-                and not _gene_word_near(mention) and not _numbered_symbol(mention):
+                and not _gene_word_near(mention, self.settings.gene_window) and not _numbered_symbol(mention):
             return False
         if kind == "Compound" and method in ("exact", "alias") and single and sources == {"drugbank-alias"} \
                 and text[:1].isupper() and "drug" not in cues:
@@ -267,7 +257,7 @@ class LinkPolicy:
             return []
         kept = []
         for c in candidates:
-            if c.method in FUZZY_METHODS and not (self.fuzzy_allowed(mention) and self.fuzzy_words_agree(text, c.name)):
+            if c.method in FUZZY_METHODS and not (self.fuzzy_allowed(mention) and self.fuzzy_words_agree(text, c.name, self.settings.word_similarity)):
                 continue
             if not self.kind_allowed(mention, text, c.node_id, c.kind, c.method):
                 continue
@@ -275,7 +265,7 @@ class LinkPolicy:
                 continue
             kept.append(c)
         kept = self._official_symbol_first(kept, text)
-        adverse = "adverse" in mention.cues and _adverse_near(mention)
+        adverse = "adverse" in mention.cues and _adverse_near(mention, self.settings.adverse_window)
         if not adverse and kept and kept[0].kind in SIDE_EFFECT_KINDS:
             others = [c for c in kept if c.kind not in SIDE_EFFECT_KINDS]
             if others:  # the Side Effect reading yields its confidence to the best other reading
@@ -304,15 +294,15 @@ def _symbol_key(text: str) -> str:
     return re.sub(r"[\W_]", "", text).casefold()
 
 
-def _adverse_near(mention: Mention) -> bool:
+def _adverse_near(mention: Mention, window: int) -> bool:
     """An adverse-event cue (:func:`~engram_kit.extraction.context.context_cues`) within
-    :data:`ADVERSE_WINDOW` tokens of the mention, the mention included ("cisplatin-induced nephrotoxicity")."""
+    ``Settings.adverse_window`` tokens of the mention, the mention included ("cisplatin-induced nephrotoxicity")."""
     sentence = mention.sentence
     at = sentence.find(mention.text)
     if not sentence or at < 0:
         return True  # no sentence to look in: keep the sentence-level cue
-    before = " ".join(sentence[:at].split()[-ADVERSE_WINDOW:])
-    after = " ".join(sentence[at:].split()[:ADVERSE_WINDOW + len(mention.text.split())])
+    before = " ".join(sentence[:at].split()[-window:])
+    after = " ".join(sentence[at:].split()[:window + len(mention.text.split())])
     return "adverse" in context_cues(f"{before} {after}")
 
 
@@ -362,9 +352,9 @@ def _numbered_symbol(mention: Mention) -> bool:
     return at >= 0 and bool(_MEMBER_NUMBER.match(sentence[at + len(mention.text):]))
 
 
-def _gene_word_near(mention: Mention) -> bool:
-    """A gene word (:data:`_GENE_WORDS`) within :data:`GENE_WINDOW` tokens of the mention."""
-    before, after = _around(mention, GENE_WINDOW)
+def _gene_word_near(mention: Mention, window: int) -> bool:
+    """A gene word (:data:`_GENE_WORDS`) within ``Settings.gene_window`` tokens of the mention."""
+    before, after = _around(mention, window)
     return any(_GENE_WORDS.match(t) for t in before + after)
 
 

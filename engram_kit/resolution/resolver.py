@@ -9,8 +9,8 @@ Cascade
 3. **tfidf** -- otherwise, cosine similarity of character 3-gram TF-IDF vectors between the query and every
    lexicon key (misspellings, plurals, word-order changes: "Alzheimers diseas").
 4. **embedding** -- if an embedder is given and the best TF-IDF cosine is below
-   :data:`EMBEDDING_TRIGGER`, the Hetionet names of the nodes behind the top :data:`EMBEDDING_POOL` TF-IDF
-   keys (cosine >= :data:`EMBEDDING_POOL_MIN_COSINE`) are embedded and re-ranked by cosine similarity to
+   ``Settings.embedding_trigger``, the Hetionet names of the nodes behind the top ``Settings.embedding_pool`` TF-IDF
+   keys (cosine >= ``Settings.embedding_pool_min_cosine``) are embedded and re-ranked by cosine similarity to
    the query's embedding. Only those few names are embedded, never all 47 k.
 
 A mention found through an abbreviation ("AD" defined as "Alzheimer's disease") is resolved through its
@@ -29,26 +29,26 @@ All confidences are in [0, 1]; for one query they are monotone in match quality
 
 * Ambiguity share ``p(n)``: when a key denotes ``k`` distinct nodes, each gets a share in [0, 1] summing
   to 1. ``k = 1``: ``p = 1``. With an embedder and a non-empty ``context``: ``p = softmax(cos(context,
-  name(n)) / CONTEXT_TEMPERATURE)`` over the ``k`` nodes. Otherwise ``p`` is proportional to
+  name(n)) / Settings.context_temperature)`` over the ``k`` nodes. Otherwise ``p`` is proportional to
   :data:`KIND_PRIORITY` of the node's kind (curated, disease- and drug-centred: a literature mention of a
   name shared by a Disease and a Side Effect most likely means the disease).
   The ambiguity factor is ``a(n) = 0.5 + 0.5 * p(n)``: 1 when unambiguous, 0.75 for an even two-way tie,
   approaching 0.5 for many-way ties.
 * exact: ``1.0 * a(n)``. Unambiguous exact match: 1.0.
-* alias: ``0.9 * a(n)`` (:data:`ALIAS_CONFIDENCE`). Unambiguous synonym: 0.9.
-* abbreviation: ``0.95 * c`` where ``c`` is the confidence of the long form (:data:`ABBREVIATION_FACTOR`):
+* alias: ``0.9 * a(n)`` (``Settings.alias_confidence``). Unambiguous synonym: 0.9.
+* abbreviation: ``0.95 * c`` where ``c`` is the confidence of the long form (``Settings.abbreviation_factor``):
   an in-text definition is strong evidence but the short form itself is not a name.
 * Kind prior of fuzzy matches ``f(n) = 0.85 + 0.15 * KIND_PRIORITY[kind] / 8`` in [0.85, 1]: between
   near-equal strings prefer diseases, drugs and genes over pathways and GO terms ("Alzheimers diseas" is
   closer, letter for letter, to the WikiPathways pathway "Alzheimers Disease" than to the Disease node).
-* tfidf: ``0.8 * cosine * a(n) * f(n)`` (:data:`TFIDF_SCALE`), cosine >= :data:`TFIDF_MIN_COSINE` (0.5), so at
+* tfidf: ``0.8 * cosine * a(n) * f(n)`` (``Settings.tfidf_scale``), cosine >= ``Settings.tfidf_min_cosine`` (0.5), so at
   most 0.8 < alias and at least 0.17. Per node the best key counts.
-* embedding: ``0.7 * max(0, cosine) * f(n)`` (:data:`EMBEDDING_SCALE`) of the MiniLM embeddings of the query
+* embedding: ``0.7 * max(0, cosine) * f(n)`` (``Settings.embedding_scale``) of the MiniLM embeddings of the query
   and ``"<name> (<kind>)"``. If a node has both a tfidf and an embedding score, the higher one (and its
   method) wins.
 
-These constants are engineering choices, not fitted values; their calibration on the BC5CDR MeSH-linked
-mentions is in ``benchmarks/results/ner.md`` (reliability diagram), which sets :data:`LINK_THRESHOLD`.
+These settings (``resolution`` section of :class:`~engram_kit.settings.Settings`) are engineering choices, not fitted values; their calibration on the BC5CDR MeSH-linked
+mentions is in ``benchmarks/results/ner.md`` (reliability diagram), which sets ``Settings.min_link_confidence``.
 
 Context (issue 14)
 ------------------
@@ -80,28 +80,21 @@ from engram_kit.extraction.lexicon import Lexicon, validate_nodes
 from engram_kit.extraction.mention import Mention
 from engram_kit.extraction.normalize import normalize_name
 from engram_kit.resolution.identifiers import identifier_index
-from engram_kit.resolution.policy import LINK_THRESHOLD, LinkPolicy
+from engram_kit.resolution.policy import LinkPolicy
 from engram_kit.resolution.tfidf import CharNgramIndex
+from engram_kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
 #: Values of :attr:`Candidate.method`.
 RESOLUTION_METHODS: tuple[str, ...] = ("exact", "alias", "abbreviation", "tfidf", "embedding")
 
-EXACT_CONFIDENCE = 1.0
-ALIAS_CONFIDENCE = 0.9
-ABBREVIATION_FACTOR = 0.95
-TFIDF_SCALE = 0.8
-TFIDF_MIN_COSINE = 0.5
-EMBEDDING_SCALE = 0.7
-#: Best TF-IDF cosine below which the embedding re-ranking runs (when an embedder is given).
-EMBEDDING_TRIGGER = 0.8
-#: TF-IDF keys whose nodes are re-ranked by embedding, and the lowest cosine admitted to that pool.
-EMBEDDING_POOL = 20
-EMBEDDING_POOL_MIN_COSINE = 0.2
-#: Softmax temperature of context similarities when breaking ties with an embedder (cosines differ by
-#: ~0.1 between a fitting and an unrelated name for MiniLM; 0.1 turns that into a ~e:1 preference).
-CONTEXT_TEMPERATURE = 0.1
+#: Deprecated aliases of the defaults of ``Settings.exact_confidence``, ``alias_confidence``,
+#: ``abbreviation_factor`` and ``tfidf_scale`` (the resolver reads its ``settings``; these do not change it).
+EXACT_CONFIDENCE: float = Settings.exact_confidence
+ALIAS_CONFIDENCE: float = Settings.alias_confidence
+ABBREVIATION_FACTOR: float = Settings.abbreviation_factor
+TFIDF_SCALE: float = Settings.tfidf_scale
 
 #: Tie-break weight of each Hetionet kind when a surface denotes several nodes and no context decides.
 KIND_PRIORITY: dict[str, float] = {
@@ -130,7 +123,6 @@ KIND_PRIORITY: dict[str, float] = {
 #: symbol ("SHH" of human, mouse, zebrafish...). Literature questions here are about human biology, so a tie
 #: between taxa leans human by this factor (an engineering choice; context embeddings still decide first).
 HUMAN_TAXON = "NCBITaxon:9606"
-HUMAN_TAXON_PREFERENCE = 4.0
 
 
 @dataclass(frozen=True)
@@ -189,6 +181,10 @@ class EntityResolver:
     node_prior : mapping of str to float, optional
         Non-negative popularity of nodes (e.g. graph degree) used to break ties between nodes of one kind
         (module docstring); None: no popularity prior. Unknown nodes count 0.
+    settings : Settings, optional
+        The confidences, fuzzy thresholds and tie-break weights of the cascade (``resolution`` section:
+        ``exact_confidence``, ``tfidf_scale``, ``context_temperature``, ...) and the link threshold
+        ``min_link_confidence``; None: :class:`~engram_kit.settings.Settings` defaults.
 
     Raises
     ------
@@ -204,6 +200,7 @@ class EntityResolver:
         embedder: Embedder | None = None,
         max_candidates: int = 5,
         node_prior: dict[str, float] | None = None,
+        settings: Settings | None = None,
     ) -> None:
         validate_nodes(nodes)
         if max_candidates < 1:
@@ -211,6 +208,7 @@ class EntityResolver:
         self.lexicon = lexicon
         self.embedder = embedder
         self.max_candidates = max_candidates
+        self.settings = settings or Settings()
         self._nodes: dict[str, tuple[str, str]] = {
             i: (str(n), str(k)) for i, n, k in zip(nodes["id"], nodes["name"].fillna(""), nodes["kind"])
         }
@@ -223,7 +221,7 @@ class EntityResolver:
         self._name_vectors: dict[str, np.ndarray] = {}
         self._context_cache: tuple[str, np.ndarray] | None = None
         self._node_prior: dict[str, float] = dict(node_prior or {})
-        self.policy = LinkPolicy(lexicon)
+        self.policy = LinkPolicy(lexicon, settings=self.settings)
 
     # ------------------------------------------------------------------------------------------ public
     def node(self, node_id: str) -> tuple[str, str] | None:
@@ -267,7 +265,7 @@ class EntityResolver:
         if mention.method == "abbreviation" and mention.long_form:
             restrict = set(mention.candidates) or None
             found = self._lookup(mention.long_form, restrict, context) or self._from_candidates(mention, context)
-            return self._finish([Candidate(c.node_id, c.name, c.kind, c.confidence * ABBREVIATION_FACTOR,
+            return self._finish([Candidate(c.node_id, c.name, c.kind, c.confidence * self.settings.abbreviation_factor,
                                            "abbreviation") for c in found])
         if mention.candidates:
             found = self._lookup(mention.text, set(mention.candidates), context)
@@ -276,7 +274,7 @@ class EntityResolver:
             return self._finish(self._lookup(mention.text, None, context))
         return self._finish(self._cascade(mention.text, None, context))
 
-    def link(self, mention: Mention, *, min_confidence: float = LINK_THRESHOLD) -> list[Candidate]:
+    def link(self, mention: Mention, *, min_confidence: float | None = None) -> list[Candidate]:
         """Candidates a mention found in a text should be linked to, best first (what ingestion stores).
 
         :meth:`resolve` with the mention's sentence as context, filtered and re-ordered by the
@@ -288,8 +286,8 @@ class EntityResolver:
         ----------
         mention : Mention
             From :class:`~engram_kit.extraction.EntityExtractor` (carries ``sentence``, ``zone``, ``cues``).
-        min_confidence : float
-            In [0, 1]; default :data:`~engram_kit.resolution.policy.LINK_THRESHOLD`.
+        min_confidence : float, optional
+            In [0, 1]; None: ``settings.min_link_confidence`` (0.7 by default).
 
         Returns
         -------
@@ -301,7 +299,8 @@ class EntityResolver:
             return []  # a known term without a node: only fuzzy neighbours could come back, all refused
         found = self.resolve(mention, context=mention.sentence)
         surface = mention.long_form if mention.method == "abbreviation" and mention.long_form else mention.text
-        return [c for c in self.policy.apply(mention, found, surface) if c.confidence >= min_confidence]
+        floor = self.settings.min_link_confidence if min_confidence is None else min_confidence
+        return [c for c in self.policy.apply(mention, found, surface) if c.confidence >= floor]
 
     def resolve_many(self, mentions: Iterable[Mention | str], *, context: str = "") -> list[list[Candidate]]:
         """:meth:`resolve` for each mention (same context for all), in order."""
@@ -315,28 +314,29 @@ class EntityResolver:
         key = normalize_name(text)
         if not key:
             return []
-        neighbours = self.tfidf_index.query(key, top=max(EMBEDDING_POOL, 4 * self.max_candidates),
-                                            min_cosine=min(TFIDF_MIN_COSINE, EMBEDDING_POOL_MIN_COSINE))
+        cfg = self.settings
+        neighbours = self.tfidf_index.query(key, top=max(cfg.embedding_pool, 4 * self.max_candidates),
+                                            min_cosine=min(cfg.tfidf_min_cosine, cfg.embedding_pool_min_cosine))
         scored: dict[str, Candidate] = {}
         for neighbour, cosine in neighbours:
-            if cosine < TFIDF_MIN_COSINE:
+            if cosine < cfg.tfidf_min_cosine:
                 continue
             nodes = self._nodes_of_key(neighbour, restrict)
             shares = self._shares(nodes, context)
             for node_id in nodes:
-                conf = TFIDF_SCALE * cosine * (0.5 + 0.5 * shares[node_id]) * kind_prior(self._nodes[node_id][1])
+                conf = cfg.tfidf_scale * cosine * (0.5 + 0.5 * shares[node_id]) * kind_prior(self._nodes[node_id][1])
                 self._keep_best(scored, node_id, conf, "tfidf")
         best_cosine = neighbours[0][1] if neighbours else 0.0
-        if self.embedder is not None and best_cosine < EMBEDDING_TRIGGER:
+        if self.embedder is not None and best_cosine < cfg.embedding_trigger:
             pool: list[str] = []
-            for neighbour, _ in neighbours[:EMBEDDING_POOL]:
+            for neighbour, _ in neighbours[:cfg.embedding_pool]:
                 pool.extend(n for n in self._nodes_of_key(neighbour, restrict) if n not in pool)
             if pool:
                 query = self.embedder.encode([text])[0]
                 vectors = self._name_embeddings(pool)
                 for node_id in pool:
                     cosine = float(np.dot(query, vectors[node_id]))
-                    conf = EMBEDDING_SCALE * max(0.0, cosine) * kind_prior(self._nodes[node_id][1])
+                    conf = cfg.embedding_scale * max(0.0, cosine) * kind_prior(self._nodes[node_id][1])
                     self._keep_best(scored, node_id, conf, "embedding")
         return list(scored.values())
 
@@ -351,7 +351,7 @@ class EntityResolver:
         for node_id in nodes:
             name, kind = self._nodes[node_id]
             exact = normalize_name(name) == key
-            base = EXACT_CONFIDENCE if exact else ALIAS_CONFIDENCE
+            base = self.settings.exact_confidence if exact else self.settings.alias_confidence
             found.append(Candidate(node_id, name, kind, base * (0.5 + 0.5 * shares[node_id]),
                                    "exact" if exact else "alias"))
         return found
@@ -360,7 +360,7 @@ class EntityResolver:
         """Fallback when a mention's text is not a lexicon key: its own candidates, scored as aliases."""
         nodes = [n for n in dict.fromkeys(mention.candidates) if n in self._nodes]
         shares = self._shares(nodes, context)
-        return [Candidate(n, *self._nodes[n], ALIAS_CONFIDENCE * (0.5 + 0.5 * shares[n]), "alias") for n in nodes]
+        return [Candidate(n, *self._nodes[n], self.settings.alias_confidence * (0.5 + 0.5 * shares[n]), "alias") for n in nodes]
 
     # -------------------------------------------------------------------------------------- internals
     def _nodes_of_key(self, key: str, restrict: set[str] | None) -> list[str]:
@@ -379,7 +379,7 @@ class EntityResolver:
             context_vector = self.context_vector(context)
             vectors = self._name_embeddings(nodes)
             sims = np.array([float(np.dot(context_vector, vectors[n])) for n in nodes])
-            weights = np.exp((sims - sims.max()) / CONTEXT_TEMPERATURE)
+            weights = np.exp((sims - sims.max()) / self.settings.context_temperature)
             weights = weights * np.array([KIND_PRIORITY.get(self._nodes[n][1], 0.5) for n in nodes])
         else:
             weights = np.array([KIND_PRIORITY.get(self._nodes[n][1], 0.5) for n in nodes])
@@ -387,7 +387,7 @@ class EntityResolver:
             weights = weights * np.array([1.0 + np.log1p(max(0.0, self._node_prior.get(n, 0.0))) for n in nodes])
         human = [self._is_human.get(n) for n in nodes]
         if True in human and False in human:  # a cross-species tie: lean towards the human node
-            weights = weights * np.array([HUMAN_TAXON_PREFERENCE if h else 1.0 for h in human])
+            weights = weights * np.array([self.settings.human_taxon_preference if h else 1.0 for h in human])
         weights = weights / weights.sum()
         return {n: float(w) for n, w in zip(nodes, weights)}
 

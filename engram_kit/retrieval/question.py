@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engram_kit.errors import QueryError
+from engram_kit.settings import Settings
 
 #: Prior of a node kind when one mention matches several kinds with equal confidence (higher wins).
 #: Diseases, drugs and genes are what biomedical questions are about; Side Effect / PhenotypicFeature terms
 #: duplicate many disease names (SIDER, HPO) and Anatomy names are generic words ("blood", "heart").
-#: Kinds not listed get :data:`DEFAULT_KIND_PRIOR`.
+#: Kinds not listed get ``Settings.default_kind_prior``.
 KIND_PRIORS: dict[str, float] = {
     # Hetionet kinds
     "Disease": 1.0, "Compound": 0.95, "Gene": 0.9, "Pathway": 0.8, "Biological Process": 0.75,
@@ -46,7 +47,6 @@ KIND_PRIORS: dict[str, float] = {
     "ChemicalEntity": 0.95, "SmallMolecule": 0.95, "Drug": 0.95, "Protein": 0.9,
     "PhenotypicFeature": 0.6, "AnatomicalEntity": 0.5,
 }
-DEFAULT_KIND_PRIOR = 0.7
 
 #: Question words that look biomedical: gene/protein-like symbols (letters with digits or hyphenated
 #: capitals: "BRCA1", "IL-6", "TNF-alpha", "p53") and common drug/disease suffixes.
@@ -74,7 +74,7 @@ class SeedCandidate:
 
 def kind_prior(kind: str) -> float:
     """Prior of a node kind, in (0, 1] (see :data:`KIND_PRIORS`)."""
-    return KIND_PRIORS.get(kind, DEFAULT_KIND_PRIOR)
+    return KIND_PRIORS.get(kind, Settings.default_kind_prior)
 
 
 def choose_readings(candidates: list[SeedCandidate], *, use_kind_priors: bool = True
@@ -160,20 +160,6 @@ def check_pins(seeds: Mapping[str, float] | Iterable[str] | None, exclude: Itera
     return pinned, {str(x) for x in (exclude or ())}
 
 
-#: Confidence of a reading found by a word-boundary prefix of a lexicon name ("type 2 diabetes" ->
-#: "type 2 diabetes mellitus"): below an exact name (1.0) and a synonym (0.9), as a variant is weaker evidence.
-PREFIX_CONFIDENCE = 0.85
-#: Confidence of an upper-case abbreviation that is a lexicon synonym but was not defined in the text
-#: ("AD"); kind priors then choose among its readings.
-ABBREVIATION_CONFIDENCE = 0.8
-#: A prefix or abbreviation matching more distinct nodes than this is too generic to seed.
-MAX_VARIANT_NODES = 8
-#: Longest question span tried against the lexicon, in words.
-MAX_SPAN_WORDS = 6
-#: Words a prefix reading may add to the question's span: one qualifier ("type 2 diabetes" -> "... mellitus").
-#: More words name something else that merely starts with the span ("green tea" -> "green tea antibacterial
-#: hand sanitizer", a DrugBank product name of Ethanol, was accepted at 0.85).
-MAX_PREFIX_TAIL_WORDS = 1
 #: An added word that is a head noun naming another kind of thing than the span: a role of a drug
 #: ("dopamine D2" -> "Dopamine D2 Antagonists", a drug class), a reaction to it ("penicillin allergy"), a
 #: product made of it. Such a completion is not a variant of the span.
@@ -185,35 +171,36 @@ ROLE_HEAD = re.compile(r"^(antagonist|agonist|inhibitor|blocker|modulator|activa
 ALLELE = (re.compile(r"^(?P<gene>[A-Za-z][A-Za-z0-9\-]*[A-Za-z])\d{1,2}$"),  # fused: ApoE4
           re.compile(r"^(?P<gene>[A-Za-z][A-Za-z0-9\-]*?[A-Za-z0-9])(?:[\s\-]+[eE]|[\s\-]*(?:\u03b5|epsilon\s?|\*))"
                      r"\d{1,2}$"))
-#: Confidence of an allele read as its gene: as a prefix variant (the gene is named, the allele is more specific).
-ALLELE_CONFIDENCE = 0.85
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 
 
 def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # Lexicon
-                       covered: Iterable[tuple[int, int]], stopwords: frozenset[str]) -> list[SeedCandidate]:
+                       covered: Iterable[tuple[int, int]], stopwords: frozenset[str],
+                       settings: Settings | None = None) -> list[SeedCandidate]:
     """Readings of question spans that the gazetteer does not find but entity search does.
 
     Two variant forms, as in :meth:`Workspace.search_entities` (same lexicon, same normalised keys):
 
     * a span of words that is a word-boundary prefix of lexicon names ("type 2 diabetes", "high blood
       pressure", "penicillin"): every node behind the shortest such names, confidence
-      :data:`PREFIX_CONFIDENCE`;
+      ``settings.prefix_confidence``;
     * an upper-case abbreviation of 2-5 letters that is a lexicon key ("AD"), confidence
-      :data:`ABBREVIATION_CONFIDENCE`.
+      ``settings.question_abbreviation_confidence``.
 
     Spans overlapping ``covered`` (already resolved mentions) are skipped, longer spans win, and a span
-    whose variants name more than :data:`MAX_VARIANT_NODES` nodes is dropped as too generic.
+    whose variants name more than ``settings.max_variant_nodes`` nodes is dropped as too generic. Spans are at most
+    ``settings.max_span_words`` words; ``settings`` None: :class:`~engram_kit.settings.Settings` defaults.
     """
     import bisect
 
     from engram_kit.extraction.normalize import normalize_name
 
+    cfg = settings or Settings()
     taken = list(covered)
     words = list(_WORD.finditer(question))
     out: list[SeedCandidate] = []
-    for n in range(min(MAX_SPAN_WORDS, len(words)), 0, -1):
+    for n in range(min(cfg.max_span_words, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
             first, last = words[i], words[i + n - 1]
             start, end = first.start(), last.end()
@@ -226,27 +213,27 @@ def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # Lexico
             if not key:
                 continue
             found: list[tuple[str, str, str]] = []
-            confidence = PREFIX_CONFIDENCE
+            confidence = cfg.prefix_confidence
             method = "prefix"
             gene = allele_gene(span, lexicon) if n <= 3 and not lexicon.get(key) else []
             if gene:  # an allele of a gene reads as the gene ("ApoE4" -> APOE)
-                found, confidence, method = gene, ALLELE_CONFIDENCE, "allele"
+                found, confidence, method = gene, cfg.allele_confidence, "allele"
             elif n == 1 and 2 <= len(span) <= 5 and span.isupper() and span.isalpha():
                 found = [(e.node_id, e.surface, e.kind) for e in lexicon.get(key)]
-                confidence = ABBREVIATION_CONFIDENCE
+                confidence, method = cfg.question_abbreviation_confidence, "abbreviation-variant"
             elif lexicon.get(key):
                 continue  # an exact name: the gazetteer and resolver own it
             elif n >= 2 or BIOMEDICAL_TERM.fullmatch(span):
                 lo = bisect.bisect_left(sorted_keys, key + " ")
                 hi = bisect.bisect_left(sorted_keys, key + " \uffff")
                 # a variant adds at most one qualifier word, and not a head noun of another kind of thing
-                keys = [k for k in sorted_keys[lo:hi] if _variant_tail(k[len(key):])]
+                keys = [k for k in sorted_keys[lo:hi] if _variant_tail(k[len(key):], cfg.max_prefix_tail_words)]
                 if keys:
                     fewest = min(k.count(" ") for k in keys)
                     found = [(e.node_id, e.surface, e.kind) for k in keys if k.count(" ") == fewest
                              for e in lexicon.get(k)]
             nodes = {node for node, _, _ in found}
-            if not nodes or len(nodes) > MAX_VARIANT_NODES:
+            if not nodes or len(nodes) > cfg.max_variant_nodes:
                 continue
             seen: set[str] = set()
             for node, _surface, kind in found:
@@ -254,17 +241,17 @@ def variant_candidates(question: str, lexicon, sorted_keys: list[str],  # Lexico
                     continue
                 seen.add(node)
                 name = lexicon.node_names.get(node, (node, kind))[0]
-                out.append(SeedCandidate(span, start, end, node, name, kind, confidence,
-                                         "abbreviation-variant" if confidence == ABBREVIATION_CONFIDENCE else method))
+                out.append(SeedCandidate(span, start, end, node, name, kind, confidence, method))
             taken.append((start, end))
     return out
 
 
-def _variant_tail(tail: str) -> bool:
+def _variant_tail(tail: str, max_words: int = Settings.max_prefix_tail_words) -> bool:
     """Whether the words a prefix reading adds to the question's span keep it a variant of the span: at most
-    :data:`MAX_PREFIX_TAIL_WORDS` words, none a head noun of another kind of thing (:data:`ROLE_HEAD`)."""
+    ``max_words`` words (``Settings.max_prefix_tail_words``), none a head noun of another kind of thing
+    (:data:`ROLE_HEAD`)."""
     words = tail.split()
-    return len(words) <= MAX_PREFIX_TAIL_WORDS and not any(ROLE_HEAD.match(w) for w in words)
+    return len(words) <= max_words and not any(ROLE_HEAD.match(w) for w in words)
 
 
 def allele_gene(span: str, lexicon) -> list[tuple[str, str, str]]:  # Lexicon

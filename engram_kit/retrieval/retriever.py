@@ -208,7 +208,8 @@ class Retriever:
         lexicon = getattr(self.resolver, "lexicon", None)
         if lexicon is not None:
             # a short form the question defines means its long form only: no lexicon reading of its letters
-            for cand in variant_candidates(question, lexicon, self._sorted_keys(lexicon), defined, ENGLISH_STOPWORDS):
+            for cand in variant_candidates(question, lexicon, self._sorted_keys(lexicon), defined, ENGLISH_STOPWORDS,
+                                           self.settings):
                 if index.index_of(cand.node_id) is not None and cand.node_id not in exclude:
                     texts[(cand.start, cand.end)] = cand.mention
                     groups.setdefault((cand.start, cand.end), []).append(cand)
