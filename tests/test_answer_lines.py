@@ -230,3 +230,16 @@ def test_engram_ask_prints_the_answer_first(workspace_path, workspace, capsys):
     # then the ranked exact items, each with its score and citation labels, before the evidence
     assert re.match(r"\s+1\. \S.*score=\d\.\d\d\s+\[.*Hetionet PALLIATES_CpD\]", out[1]), out[1]
     assert out.index(next(line for line in out if line.startswith("Resolved entities"))) > 0  # evidence after
+
+
+def test_a_question_about_something_the_workspace_never_mentions_says_the_data_cannot_answer(workspace):
+    # "lecanemab" is neither a node of the sample's graph nor in any abstract: the answer listed the side effects of
+    # Alzheimer's drugs ("dementia, psychosis, diarrhoea, ...") as if they were the trial's outcome
+    answer = workspace.ask("What was the outcome of the lecanemab phase 3 trial in early Alzheimer's disease?")
+    assert "lecanemab" in answer.retrieval.unresolved
+    assert answer.headline.startswith("The data cannot answer this") and "lecanemab" in answer.headline
+    assert answer.exact == [] and answer.yes_no is None
+    assert "lecanemab" in answer.notes[0] and "Alzheimer's disease only" in answer.notes[0]
+    # a question whose every phrase the workspace holds is answered as before
+    named = workspace.ask("Which drugs treat Parkinson's disease?")
+    assert named.exact and not named.headline.startswith("The data cannot answer")

@@ -326,6 +326,22 @@ def unmentioned_note(entities: list[ResolvedEntity], graph_name: str = "the grap
             "asks about it, and nothing quoted below is about it.")
 
 
+def absent_phrases(result: RetrievalResult) -> list[str]:
+    """The question's unresolved phrases (``result.unresolved``: no graph node reads them) that no retrieved
+    passage names either: the workspace holds nothing about them (``"lecanemab"`` on the bundled sample)."""
+    return [u for u in result.unresolved if not any(names_term(h.text, u) for h in result.passages)]
+
+
+def absent_note(absent: list[str], result: RetrievalResult) -> str:
+    """``"Neither Hetionet nor any retrieved passage mentions lecanemab: the data here cannot answer what the
+    question asks about it; what follows is about Alzheimer's disease only."``"""
+    names = " or ".join(f"'{a}'" for a in absent)
+    others = [e.name for e in result.entities]
+    rest = f"; what follows is about {' and '.join(others)} only" if others else ""
+    return (f"Neither {result.graph_name or 'the graph'} nor any retrieved passage mentions {names}: the data here "
+            f"cannot answer what the question asks about it{rest}.")
+
+
 def no_support_note(terms: SupportTerms, n_passages: int) -> str:
     """The note when no sentence of the searched passages supports an answer (no background is quoted)."""
     about = ", ".join(terms.labels[:3]) or "the question's terms"
@@ -385,6 +401,9 @@ class ExtractiveComposer:
         unmentioned = self._unmentioned(result)
         if unmentioned:  # said first: nothing below can be about them
             notes.insert(0, unmentioned_note(unmentioned, result.graph_name))
+        absent = absent_phrases(result)
+        if absent:  # neither a graph node nor in any passage: said before everything
+            notes.insert(0, absent_note(absent, result))
         kept = [item.name for item, _ in parts.kept] if parts is not None else []
         terms = support_terms(result, intent, None if parts is not None and parts.shape == "shared" else facts,
                               kept, unmentioned=[e.node_id for e in unmentioned])
@@ -401,8 +420,14 @@ class ExtractiveComposer:
             # review), so the headline says the data cannot answer. A yes/no keeps its verdict, which cites its own
             # sentences (clearing it too cost BioASQ 12b dev yes/no accuracy 0.784 -> 0.745 with the gold papers)
             answer.exact = []
+        if absent:
+            # the question is about something the workspace never mentions: items and a verdict would be about the
+            # other entities only ("What was the outcome of the lecanemab phase 3 trial in early Alzheimer's
+            # disease?" listed the side effects of Alzheimer's drugs as its answer), so neither is given
+            answer.exact, answer.yes_no, answer.yes_no_citations = [], None, ()
         # last: the headline reads every field above (question_type, exact, yes_no when filled)
-        answer.headline = compose_headline(answer, facts=facts, parts=parts, unmentioned=unmentioned)
+        answer.headline = compose_headline(answer, facts=facts, parts=parts, unmentioned=unmentioned,
+                                           absent=absent)
         return answer
 
     def _unmentioned(self, result: RetrievalResult) -> list[ResolvedEntity]:

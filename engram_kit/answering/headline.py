@@ -14,7 +14,9 @@ cannot answer and why.
 * **unanswerable**: ``"The data cannot answer this: ..."`` with the reason (an entity the literature never
   mentions, no edge of the asked relation, no supporting sentence).
 
-An entity of the question that no passage mentions is always said first (``"No passage mentions TREM2"``).
+An entity of the question that no passage mentions is always said first (``"No passage mentions TREM2"``); a
+phrase of the question that neither the graph nor any retrieved passage holds makes the whole headline "The data
+cannot answer this" (``"lecanemab"`` on the bundled sample: anything else would be about the other entities).
 """
 
 from __future__ import annotations
@@ -57,9 +59,14 @@ def _relation_phrase(facts: FactsResult) -> str:
 
 
 def compose_headline(answer: Answer, *, facts: FactsResult | None = None, parts: PartsResult | None = None,
-                     unmentioned: Sequence[ResolvedEntity] = ()) -> str:
+                     unmentioned: Sequence[ResolvedEntity] = (), absent: Sequence[str] = ()) -> str:
     """The headline of ``answer`` (see the module docstring); ``facts`` are the asked relation's graph facts,
-    ``parts`` the two-part answer and ``unmentioned`` the question entities no passage mentions."""
+    ``parts`` the two-part answer, ``unmentioned`` the question entities no passage mentions and ``absent`` the
+    question's phrases that neither the graph nor any retrieved passage holds (then the data cannot answer)."""
+    if absent:
+        names = " or ".join(f"'{a}'" for a in absent)
+        return (f"The data cannot answer this: neither the graph nor any retrieved passage of this workspace "
+                f"mentions {names}.")
     lead = ""
     if unmentioned:
         names = " or ".join(e.name for e in unmentioned)
