@@ -1,4 +1,3 @@
-from engram_kit.kg.schema import HETIONET_SCHEMA
 """Live Neo4j: the bulk load paths give the graph the batched UNWIND path gives (issue 32).
 
 On the bundled sample workspace (Hetionet sample + 430 abstracts), each path fills an empty database and the
@@ -20,6 +19,7 @@ import subprocess
 
 import pytest
 
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from tests.test_neo4j_live import ROOT, SERVER_ENV, _read_env_file, _wipe, neo4j_server  # noqa: F401 (fixture)
 
 
