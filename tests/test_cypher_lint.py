@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from engram_kit.errors import DataError
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS, lint_payload
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,8 +52,23 @@ def test_every_neo4j_statement_lints_clean():
     assert report["errors"] == 0 and report["warnings"] == 0, "\n".join(problems[:20])
 
 
+def test_the_lint_input_names_its_schema(capsys):
+    """No graph format is assumed: the library refuses to lint without a schema, the CLI names Hetionet by default
+    and refuses a format whose schema comes from its data."""
+    from engram_kit.store.statements.__main__ import _main
+
+    with pytest.raises(DataError, match="needs the graph schema"):
+        lint_payload(NEO4J_STATEMENTS, None)
+    with pytest.raises(SystemExit):
+        _main(["--dump", "neo4j", "--schema", "kgx"])
+    assert "not a graph format with a fixed schema" in capsys.readouterr().err
+    assert _main(["--dump", "neo4j", "--schema", "hetionet"]) == 0
+    dumped = json.loads(capsys.readouterr().out)
+    assert dumped == json.loads(json.dumps(lint_payload(NEO4J_STATEMENTS, HETIONET_SCHEMA)))
+
+
 def test_the_linter_catches_broken_statements():
-    payload = lint_payload(NEO4J_STATEMENTS)
+    payload = lint_payload(NEO4J_STATEMENTS, HETIONET_SCHEMA)
     payload["statements"] = [
         {"name": "syntax", "text": "MATCH (n:Gene {id: $id} RETURN n"},
         {"name": "label", "text": "MATCH (n:Genes) WHERE n.id IN $ids RETURN n.id AS id"},
@@ -84,9 +101,9 @@ def test_the_evidence_desks_neo4j_queries_lint_clean():
     from engram_kit.answering.intent import parse_intent
     from engram_kit.evidence.plans import plan_queries
     from engram_kit.evidence.templates import TEMPLATE_KINDS, TEMPLATES, template_cypher
-    from engram_kit.kg.schema import HETIONET_SCHEMA
 
-    texts = [{"name": f"template[{t.name},{kind}]", "text": template_cypher(t.name, kind, NEO4J_STATEMENTS)}
+    texts = [{"name": f"template[{t.name},{kind}]", "text": template_cypher(t.name, kind, NEO4J_STATEMENTS,
+                                                                                  schema=HETIONET_SCHEMA)}
              for t in TEMPLATES for kind in TEMPLATE_KINDS]
     for question, anchor in (("What treats type 2 diabetes?", ("type 2 diabetes", "Disease")),  # one hop
                              ("Which side effects do drugs treating type 2 diabetes cause?",
@@ -99,7 +116,7 @@ def test_the_evidence_desks_neo4j_queries_lint_clean():
         listing, total = plan_queries(intent, "Disease::DOID:9352", "x", HETIONET_SCHEMA, NEO4J_STATEMENTS)
         texts += [{"name": f"plan[{question}]", "text": q.cypher} for q in (listing, total) if q is not None]
     assert any("[0..3]" in t["text"] for t in texts) and any("size(split(" in t["text"] for t in texts)
-    payload = lint_payload(NEO4J_STATEMENTS)
+    payload = lint_payload(NEO4J_STATEMENTS, HETIONET_SCHEMA)
     payload["statements"] = texts
     payload["schema"]["functions"] = [*payload["schema"]["functions"], "size", "split"]  # the desk's own calls
     report = _lint(payload)

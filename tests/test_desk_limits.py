@@ -16,6 +16,7 @@ import pytest
 from engram_kit.errors import QueryError, QueryGuardError
 from engram_kit.evidence import DeskLimits, QueryRunner, execute_read_only
 from engram_kit.evidence.guard import with_row_limit
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.store.ladybug import LadybugStore
 
 
@@ -26,7 +27,7 @@ def store(tmp_path_factory):
     edges = pd.DataFrame({"source": [f"Gene::{i}" for i in range(1, 400)], "metaedge": "GiG",
                           "target": [f"Gene::{i + 1}" for i in range(1, 400)], "sources": "test", "license": "",
                           "unbiased": "", "pubmed_ids": ""})
-    store = LadybugStore(tmp_path_factory.mktemp("limits") / "graph.lbug")
+    store = LadybugStore(tmp_path_factory.mktemp("limits") / "graph.lbug", schema=HETIONET_SCHEMA)
     store.load_knowledge_graph(nodes, edges, progress=False)
     yield store
     store.close()

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from engram_kit.errors import DataError
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.store.cypher import DOMAIN_LABELS, DOMAIN_REL_TYPES, LITERATURE_LABELS, LITERATURE_REL_TYPES
 from engram_kit.store.export import export_neo4j_admin_csv, literature_batches, read_domain, read_literature
 from engram_kit.store.ladybug import LadybugStore
@@ -89,7 +90,7 @@ def test_migration_batches_rebuild_the_literature_layer(workspace, tmp_path):
     batches = list(literature_batches(frames, articles_per_batch=100))
     assert len(batches) == math.ceil(len(frames.articles) / 100)
     nodes, edges = read_domain(workspace.store)
-    target = LadybugStore(tmp_path / "copy.lbug")
+    target = LadybugStore(tmp_path / "copy.lbug", schema=HETIONET_SCHEMA)
     try:
         target.load_knowledge_graph(nodes, edges, progress=False)
         for batch in batches:

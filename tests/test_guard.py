@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from engram_kit.errors import QueryGuardError
 from engram_kit.evidence import DeskLimits, QueryRunner, check_query, execute_read_only
 from engram_kit.evidence.guard import FORBIDDEN_KEYWORDS
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.store.ladybug import LadybugStore
 
 ACCEPTED = [
@@ -154,7 +155,7 @@ def tiny_store(tmp_path_factory):
     edges = pd.DataFrame({"source": [f"Gene::{i}" for i in range(1, 300)], "metaedge": "GiG",
                           "target": [f"Gene::{i + 1}" for i in range(1, 300)], "sources": "test", "license": "",
                           "unbiased": "", "pubmed_ids": ""})
-    store = LadybugStore(tmp_path_factory.mktemp("tiny") / "graph.lbug")
+    store = LadybugStore(tmp_path_factory.mktemp("tiny") / "graph.lbug", schema=HETIONET_SCHEMA)
     store.load_knowledge_graph(nodes, edges, progress=False)
     yield store
     store.close()

@@ -4,6 +4,7 @@ the graphdatascience client). The live suite is tests/test_neo4j_live.py."""
 
 from __future__ import annotations
 
+import functools
 import math
 from types import SimpleNamespace
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from engram_kit.errors import DataError, IngestionError, QueryGuardError, ReadOnlyError
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.records import ArticleRecord, LiteratureBatch, MapsToEdge, MentionEdge, NounPhraseRecord, \
     PassageRecord, SectionRecord
 from engram_kit.store.gds import GDSPPREngine, GDSProjection, pagerank_parameters
@@ -24,7 +26,7 @@ pytest.importorskip("neo4j", reason="the Neo4j backend needs the 'neo4j' extra: 
 
 SECRET = "s3cr3t-Pa55"
 #: The text of a Neo4j statement by name (the backend's own pack).
-statement = NEO4J_STATEMENTS.statement
+statement = functools.partial(NEO4J_STATEMENTS.statement, schema=HETIONET_SCHEMA)
 TOKEN = "eyJ-token-value"
 
 
@@ -135,7 +137,7 @@ def config():
 @pytest.fixture
 def fake_store(config):
     driver = FakeDriver()
-    store = Neo4jStore(config, driver=driver)
+    store = Neo4jStore(config, driver=driver, schema=HETIONET_SCHEMA)
     return store, driver
 
 
@@ -180,7 +182,7 @@ def test_schema_setup_sends_constraints_then_indexes(fake_store):
     # read the stored schema first (none on a new database), then DDL, then store the schema
     assert sent[0] == statement("read_meta") and sent[-1] == statement("write_meta")
     sent = sent[1:-1]
-    assert sent == NEO4J_STATEMENTS.ddl()
+    assert sent == NEO4J_STATEMENTS.ddl(HETIONET_SCHEMA)
     assert len(sent) == 16 + 16
     assert "CREATE CONSTRAINT gene_id IF NOT EXISTS FOR (n:Gene) REQUIRE n.id IS UNIQUE" in sent
     assert "CREATE INDEX passage_article_id IF NOT EXISTS FOR (n:Passage) ON (n.article_id)" in sent
@@ -253,7 +255,7 @@ def test_failed_batch_rolls_back_and_leaves_generation(fake_store):
 
 def test_read_only_store_refuses_writes_before_the_server(config):
     driver = FakeDriver()
-    store = Neo4jStore(config, driver=driver, read_only=True)
+    store = Neo4jStore(config, driver=driver, read_only=True, schema=HETIONET_SCHEMA)
     # opening reads the stored graph schema, in a READ session; nothing else may reach the server
     assert [(c["cypher"], c["access"]) for c in driver.server.calls] == [(statement("read_meta"), "READ")]
     driver.server.calls.clear()
@@ -329,7 +331,7 @@ class FakeGDS:
 
 def test_projection_lifecycle_sends_registry_statements():
     gds = FakeGDS()
-    projection = GDSProjection(gds, name="ws_a")
+    projection = GDSProjection(gds, name="ws_a", schema=HETIONET_SCHEMA)
     projection.ensure(1)
     projection.ensure(1)  # same data version: no re-projection
     projection.ensure(2)
@@ -347,7 +349,7 @@ def test_old_gds_is_refused():
     from engram_kit.errors import BackendUnavailableError
 
     with pytest.raises(BackendUnavailableError, match="too old"):
-        GDSProjection(FakeGDS(version=(2, 3, 9))).project()
+        GDSProjection(FakeGDS(version=(2, 3, 9)), schema=HETIONET_SCHEMA).project()
 
 
 def statement_name(query: str) -> str:
@@ -365,7 +367,7 @@ def test_pagerank_parameter_mapping():
 def test_gds_engine_matches_embedded_ppr_on_the_sample_graph(workspace):
     index = workspace.graph_index()
     gds = FakeGDS(index.graph)
-    engine = GDSPPREngine(GDSProjection(gds), version=lambda: 7)
+    engine = GDSPPREngine(GDSProjection(gds, schema=HETIONET_SCHEMA), version=lambda: 7)
     graph = index.graph
     seeds = {graph.index["Disease::DOID:10652"]: 0.7, graph.index["Compound::DB00843"]: 0.3}
     settings = Settings(progress=False)
@@ -390,7 +392,7 @@ def test_retriever_on_gds_engine_ranks_like_the_embedded_one(workspace):
     gds_retriever = Retriever(store=base.store, vectors=base.vectors, index=workspace.graph_index,
                               extractor=base.extractor, resolver=base.resolver, embedder=base.embedder,
                               settings=base.settings,
-                              ppr_engine=GDSPPREngine(GDSProjection(FakeGDS(index.graph))))
+                              ppr_engine=GDSPPREngine(GDSProjection(FakeGDS(index.graph), schema=HETIONET_SCHEMA)))
     a, b = base.retrieve(DEMO_QUESTION), gds_retriever.retrieve(DEMO_QUESTION)
     assert a.entities and [p.passage_id for p in a.passages] == [p.passage_id for p in b.passages]
     assert list(a.subgraph_nodes["id"][:10]) == list(b.subgraph_nodes["id"][:10])

@@ -19,6 +19,7 @@ import subprocess
 
 import pytest
 
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from tests.test_neo4j_live import ROOT, SERVER_ENV, _read_env_file, _wipe, neo4j_server  # noqa: F401 (fixture)
 
 
@@ -50,7 +51,7 @@ def unwind_reference(workspace, neo4j_server):  # noqa: F811
 
     config = _config(neo4j_server)
     _wipe(config)
-    store = Neo4jStore(config)
+    store = Neo4jStore(config, schema=HETIONET_SCHEMA)
     try:
         report = load_neo4j(workspace.store, store, method="unwind", progress=False)
         yield {"counts": store.counts(), "values": _sample_values(store), "report": report}
@@ -123,7 +124,7 @@ def test_neo4j_admin_import_gives_the_unwind_graph(workspace, neo4j_server, unwi
     assert "IMPORT_S=" in out.stdout
     env = _read_env_file(SERVER_ENV)  # a new port: the server was restarted on the imported store
     neo4j_server.update(env)  # later tests of this module use the restarted server
-    store = Neo4jStore(_config(env))
+    store = Neo4jStore(_config(env), schema=HETIONET_SCHEMA)
     try:
         assert store.schema == workspace.store.schema  # read back from the imported EngramMeta node
         assert store.counts() == unwind_reference["counts"]

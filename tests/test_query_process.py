@@ -14,6 +14,7 @@ import pytest
 
 from engram_kit.errors import QueryError, QueryGuardError
 from engram_kit.evidence import execute_read_only
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.store._isolated_child import file_access
 from engram_kit.store.ladybug import LadybugStore
 
@@ -27,7 +28,7 @@ def store(tmp_path_factory):
     edges = pd.DataFrame({"source": [f"Gene::{i}" for i in range(1, 50)], "metaedge": "GiG",
                           "target": [f"Gene::{i + 1}" for i in range(1, 50)], "sources": "test", "license": "",
                           "unbiased": "", "pubmed_ids": ""})
-    store = LadybugStore(tmp_path_factory.mktemp("qp") / "graph.lbug")
+    store = LadybugStore(tmp_path_factory.mktemp("qp") / "graph.lbug", schema=HETIONET_SCHEMA)
     store.load_knowledge_graph(nodes, edges, progress=False)
     yield store
     store.close()
@@ -187,7 +188,7 @@ def test_threads_share_one_query_process(tmp_path):
     nodes = pd.DataFrame({"id": ["Gene::1", "Gene::2"], "kind": "Gene", "identifier": ["1", "2"], "name": ["A", "B"]})
     edges = pd.DataFrame({"source": ["Gene::1"], "metaedge": "GiG", "target": ["Gene::2"], "sources": "t",
                           "license": "", "unbiased": "", "pubmed_ids": ""})
-    fresh = LadybugStore(tmp_path / "graph.lbug")
+    fresh = LadybugStore(tmp_path / "graph.lbug", schema=HETIONET_SCHEMA)
     fresh.load_knowledge_graph(nodes, edges, progress=False)
     counts: list[int] = []
     threads = [threading.Thread(target=lambda: counts.append(len(execute_read_only(

@@ -125,14 +125,18 @@ def test_workspace_desk_uses_the_workspace_settings():
 
 
 def test_the_guard_and_templates_take_the_limits():
+    from engram_kit.kg.schema import HETIONET_SCHEMA
+
     query = "MATCH (g:Gene)-[:INTERACTS_GiG*1..3]-(o) RETURN o.name"
     assert check_query(query).max_hops == 3
     with pytest.raises(QueryGuardError, match="at most 2"):
         check_query(query, max_hops=2)
     name = TEMPLATES[0].name
-    assert template_cypher(name, "list", LADYBUG_STATEMENTS).endswith("LIMIT 25")
-    assert template_cypher(name, "list", LADYBUG_STATEMENTS, limit=7).endswith("LIMIT 7")
-    assert template_cypher(name, "count", NEO4J_STATEMENTS, limit=7) == template_cypher(name, "count", NEO4J_STATEMENTS)
+    schema = HETIONET_SCHEMA
+    assert template_cypher(name, "list", LADYBUG_STATEMENTS, schema=schema).endswith("LIMIT 25")
+    assert template_cypher(name, "list", LADYBUG_STATEMENTS, schema=schema, limit=7).endswith("LIMIT 7")
+    assert template_cypher(name, "count", NEO4J_STATEMENTS, schema=schema, limit=7) == \
+        template_cypher(name, "count", NEO4J_STATEMENTS, schema=schema)
 
 
 def test_plans_take_top_n():

@@ -28,7 +28,7 @@ from engram_kit.errors import (
     WorkspaceError,
     WorkspaceLockedError,
 )
-from engram_kit.kg.schema import NODE_KINDS, metaedge
+from engram_kit.kg.schema import HETIONET_SCHEMA, NODE_KINDS, metaedge
 from engram_kit.records import (
     ArticleRecord,
     LiteratureBatch,
@@ -109,7 +109,7 @@ def loaded_db(kg_frames, tmp_path_factory) -> Path:
     """A closed database file holding the slice (loaded once per module)."""
     nodes, edges = kg_frames
     path = tmp_path_factory.mktemp("loaded") / "graph.lbug"
-    with LadybugStore(path) as store:
+    with LadybugStore(path, schema=HETIONET_SCHEMA) as store:
         store.load_knowledge_graph(nodes, edges, progress=False)
     return path
 
@@ -129,7 +129,7 @@ def db_path(loaded_db, tmp_path) -> Path:
 
 @pytest.fixture
 def store(db_path):
-    with LadybugStore(db_path) as opened:
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as opened:
         yield opened
 
 
@@ -194,9 +194,19 @@ def test_the_embedded_pack_has_every_statement_the_server_pack_has_but_gds():
 
 
 def test_statement_fills_schema_identifiers_only():
-    assert LADYBUG_STATEMENTS.statement("count_nodes", label="Gene") == "MATCH (n:Gene) RETURN count(n) AS n"
+    assert LADYBUG_STATEMENTS.statement("count_nodes", label="Gene", schema=HETIONET_SCHEMA) == \
+        "MATCH (n:Gene) RETURN count(n) AS n"
     with pytest.raises(DataError, match="not a label or relationship type"):
-        LADYBUG_STATEMENTS.statement("count_nodes", label="Gene) DETACH DELETE (n")
+        LADYBUG_STATEMENTS.statement("count_nodes", label="Gene) DETACH DELETE (n", schema=HETIONET_SCHEMA)
+    # no graph format is assumed: a domain label, or a statement filled from the schema, needs the schema
+    with pytest.raises(DataError, match="needs the graph schema"):
+        LADYBUG_STATEMENTS.statement("count_nodes", label="Gene")
+    with pytest.raises(DataError, match="needs the graph schema"):
+        LADYBUG_STATEMENTS.statement("edges_among")
+    assert LADYBUG_STATEMENTS.statement("count_nodes", label="Passage") == "MATCH (n:Passage) RETURN count(n) AS n"
+    for no_schema in (LADYBUG_STATEMENTS.schema_statements, NEO4J_STATEMENTS.ddl, NEO4J_STATEMENTS.index_statements):
+        with pytest.raises(DataError, match="needs the graph schema"):
+            no_schema()
     with pytest.raises(QueryError, match="The ladybug statement pack has no Cypher statement 'no_such_statement'"):
         LADYBUG_STATEMENTS.statement("no_such_statement")
     with pytest.raises(QueryError, match="has no Cypher statement 'gds_graph_drop'"):
@@ -229,20 +239,22 @@ def test_the_deprecated_dialect_functions_still_answer():
     from engram_kit.store import schema_statements, statement
 
     with pytest.warns(DeprecationWarning, match="store.statements"):
-        assert statement("count_nodes", "neo4j", label="Gene") == NEO4J_STATEMENTS.statement("count_nodes", label="Gene")
+        assert statement("count_nodes", "neo4j", label="Gene", schema=HETIONET_SCHEMA) == \
+            NEO4J_STATEMENTS.statement("count_nodes", label="Gene", schema=HETIONET_SCHEMA)
     with pytest.warns(DeprecationWarning):
-        assert schema_statements("ladybug") == LADYBUG_STATEMENTS.schema_statements()
+        assert schema_statements("ladybug", HETIONET_SCHEMA) == LADYBUG_STATEMENTS.schema_statements(HETIONET_SCHEMA)
 
 
 def test_schema_statements_cover_the_graph_model():
-    ddl = LADYBUG_STATEMENTS.schema_statements()
+    ddl = LADYBUG_STATEMENTS.schema_statements(HETIONET_SCHEMA)
     assert len(ddl) == 11 + 4 + 1 + 24 + 5  # domain, literature, metadata, metaedges, literature rels
     assert any(s.startswith("CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Passage TO NounPhrase, "
                             "FROM Section TO NounPhrase, FROM Article TO NounPhrase, count INT64)") for s in ddl)
     maps_to = next(s for s in ddl if " MAPS_TO(" in s)
     assert all(f"TO {label}" in maps_to for label in DOMAIN_LABELS)
-    assert len(NEO4J_STATEMENTS.schema_statements()) == 16 and len(NEO4J_STATEMENTS.index_statements()) == 16
-    assert LADYBUG_STATEMENTS.ddl() == ddl and LADYBUG_STATEMENTS.index_statements() == []
+    assert len(NEO4J_STATEMENTS.schema_statements(HETIONET_SCHEMA)) == 16
+    assert len(NEO4J_STATEMENTS.index_statements(HETIONET_SCHEMA)) == 16
+    assert LADYBUG_STATEMENTS.ddl(HETIONET_SCHEMA) == ddl and LADYBUG_STATEMENTS.index_statements(HETIONET_SCHEMA) == []
 
 
 # --- knowledge graph load ------------------------------------------------------------------------------------
@@ -313,7 +325,7 @@ def test_load_rejects_an_edge_to_a_node_of_the_wrong_kind(tmp_path, kg_frames):
     bad = edges.head(5).copy()
     bad.loc[bad.index[0], "metaedge"] = "CtD"  # endpoints no longer Compound -> Disease
     bad.loc[bad.index[0], "source"] = nodes.loc[nodes["kind"] == "Gene", "id"].iloc[0]
-    with LadybugStore(tmp_path / "g.lbug") as fresh:
+    with LadybugStore(tmp_path / "g.lbug", schema=HETIONET_SCHEMA) as fresh:
         with pytest.raises(DataError, match=r"CtD edges have a source that is not a node of an allowed kind \(Compound->Disease\)"):
             fresh.load_knowledge_graph(nodes, bad, progress=False)
         assert sum(fresh.counts().values()) == 0  # validated before any COPY
@@ -482,7 +494,7 @@ def test_write_1000_articles_in_one_batch(store, kg_frames):
 # --- access modes ------------------------------------------------------------------------------------------
 def test_read_only_store_refuses_every_write(db_path, two_articles):
     a, _ = two_articles
-    with LadybugStore(db_path) as writer:
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as writer:
         writer.write_literature(a)
     with LadybugStore(db_path, read_only=True) as reader:
         assert reader.counts()["Article"] == 1
@@ -528,7 +540,7 @@ def test_second_writer_gets_a_lock_error_but_readers_may_open(db_path):
     try:
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(WorkspaceLockedError) as info:
-            LadybugStore(db_path)
+            LadybugStore(db_path, schema=HETIONET_SCHEMA)
         message = str(info.value)
         assert "another process" in message and "read_only=True" in message
         with LadybugStore(db_path, read_only=True) as reader:  # read-only opens take no lock
@@ -536,7 +548,7 @@ def test_second_writer_gets_a_lock_error_but_readers_may_open(db_path):
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
-    with LadybugStore(db_path) as writer:  # the lock is released with the holder
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as writer:  # the lock is released with the holder
         assert writer.counts()["Gene"] > 0
 
 
@@ -555,7 +567,7 @@ _TRY_WRITE = textwrap.dedent("""
 
 def test_in_process_reader_shares_the_writer_and_keeps_its_lock(db_path):
     """Closing a second LadybugDB Database of a file drops the process's fcntl lock; stores share one."""
-    with LadybugStore(db_path) as writer:
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as writer:
         reader = LadybugStore(db_path, read_only=True)
         with pytest.raises(ReadOnlyError):
             reader.query("CREATE (:NounPhrase {id: 'np:x:y', name: 'y'})")
@@ -573,7 +585,7 @@ def test_reading_the_database_file_in_the_writer_process_keeps_the_lock(db_path,
     e2e suite's browser fixture copies the session workspace this way). The flock writer lock holds."""
     import shutil
 
-    with LadybugStore(db_path) as writer:
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as writer:
         with open(db_path, "rb") as handle:  # what a copy or a scan of the workspace does
             handle.read(16)
         shutil.copytree(db_path.parent, tmp_path / "snapshot")
@@ -590,5 +602,5 @@ def test_reading_the_database_file_in_the_writer_process_keeps_the_lock(db_path,
 def test_writer_after_in_process_reader_is_refused(db_path):
     with LadybugStore(db_path, read_only=True):
         with pytest.raises(WorkspaceError, match="already has the graph database"):
-            LadybugStore(db_path)
-    LadybugStore(db_path).close()
+            LadybugStore(db_path, schema=HETIONET_SCHEMA)
+    LadybugStore(db_path, schema=HETIONET_SCHEMA).close()

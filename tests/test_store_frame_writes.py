@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from engram_kit.errors import IngestionError, QueryError
+from engram_kit.kg.schema import HETIONET_SCHEMA
 from engram_kit.records import LiteratureBatch, MapsToEdge, MentionEdge, PassageRecord, SameAsEdge, SectionRecord
 from engram_kit.store.cypher_store import CypherStore
 from engram_kit.store.ladybug import LadybugStore
@@ -92,7 +93,7 @@ def test_frame_path_writes_what_the_unwind_path_writes(db_path, kg_frames, two_a
     a, b = two_articles
     twin = _copy_db(db_path, tmp_path / "twin")
     batches = _scenario(kg_frames, a, b)
-    with LadybugStore(db_path) as frames, UnwindStore(twin) as unwind:
+    with LadybugStore(db_path, schema=HETIONET_SCHEMA) as frames, UnwindStore(twin) as unwind:
         for step, batch in enumerate(batches):
             frames.write_literature(batch)
             unwind.write_literature(batch)
@@ -159,7 +160,7 @@ def test_frame_statements_do_not_pile_up_prepared_statements(store, kg_frames):
 
 def test_bulk_load_frees_its_copy_statements(tmp_path, kg_frames):
     nodes, edges = kg_frames
-    with LadybugStore(Path(tmp_path) / "graph.lbug") as fresh:
+    with LadybugStore(Path(tmp_path) / "graph.lbug", schema=HETIONET_SCHEMA) as fresh:
         fresh.load_knowledge_graph(nodes, edges, progress=False)
         assert not any(key[1] and key[1][0][1][0] == "pointer"
                        for key in fresh._conn._pybind_implicit_prepared_cache)

@@ -363,10 +363,12 @@ class EvidenceDesk:
                     return retry
             return result
         statements = self.store.statements
-        listing = runner.run(template_cypher(template.name, "list", statements, limit=self.limits.list_limit),
+        listing = runner.run(template_cypher(template.name, "list", statements, schema=self.graph_schema,
+                                             limit=self.limits.list_limit),
                              {"id": entity.node_id},
                              purpose=f"{template.name}: {template.target_label} related to {entity.name}")
-        count = runner.run(template_cypher(template.name, "count", statements), {"id": entity.node_id},
+        count = runner.run(template_cypher(template.name, "count", statements, schema=self.graph_schema),
+                           {"id": entity.node_id},
                            purpose=f"{template.name}: number of {template.target_label} related to {entity.name}")
         claims = template_claims(template, listing, count)
         notes = []
@@ -505,7 +507,7 @@ def reading_notes(entities: list[EntityMatch], min_confidence: float) -> list[st
 
 def pick_template(question: str, entities: list[EntityMatch], schema: DomainSchema | None = None
                   ) -> tuple[Template | EdgeTemplate, EntityMatch] | None:
-    """The first template whose cues match, that applies to ``schema`` (default Hetionet) and whose source
+    """The first template whose cues match, that applies to ``schema`` (required: the store's) and whose source
     label has an entity: :data:`TEMPLATES` (Hetionet metaedges) first, then :data:`EDGE_TEMPLATES`. The most
     confident entity of a fitting label wins (ties: the first found, so an identifier written in the question
     wins over a name)."""

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from engram_kit.errors import QueryError
 from engram_kit.evidence.plans import evidence_columns
-from engram_kit.kg.schema import HETIONET_SCHEMA, METAEDGE_BY_REL_TYPE, GraphSchema
+from engram_kit.kg.schema import METAEDGE_BY_REL_TYPE, GraphSchema
 from engram_kit.settings import Settings
 
 if TYPE_CHECKING:
@@ -150,11 +150,12 @@ TEMPLATE_BY_NAME: dict[str, Template] = _check_templates()
 TEMPLATE_KINDS: tuple[str, ...] = ("list", "count")
 
 
-def template_cypher(name: str, kind: str, statements: StatementPack, *, limit: int = LIST_LIMIT) -> str:
+def template_cypher(name: str, kind: str, statements: StatementPack, *, schema: GraphSchema,
+                    limit: int = LIST_LIMIT) -> str:
     """Cypher of template ``name`` (``kind`` ``"list"`` or ``"count"``, parameter ``$id``: the source node id) in
     the dialect of ``statements`` (the store's pack, ``store.statements``); a listing returns at most ``limit`` rows
-    (>= 1; the workspace's ``desk_list_limit``), ordered by evidence (Hetionet's rel properties: templates apply to
-    Hetionet).
+    (>= 1; the workspace's ``desk_list_limit``), ordered by the evidence columns of ``schema``'s rel properties
+    (the store's ``schema``; a template applies only to a schema with its metaedge: Hetionet).
 
     Raises
     ------
@@ -167,7 +168,7 @@ def template_cypher(name: str, kind: str, statements: StatementPack, *, limit: i
                          f"kinds: {', '.join(TEMPLATE_KINDS)}.")
     if kind == "count":
         return f"MATCH {template.pattern()} RETURN s.name AS source, count(DISTINCT t) AS n"
-    ev = evidence_columns(HETIONET_SCHEMA, "r", statements)
+    ev = evidence_columns(schema, "r", statements)
     return (f"MATCH {template.pattern()} RETURN DISTINCT s.name AS source, t.name AS target, t.id AS target_id, "
             f"{ev['n_sources']} AS n_sources, {ev['n_publications']} AS n_publications, "
             f"{ev['unbiased']} AS unbiased "

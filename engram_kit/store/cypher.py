@@ -29,10 +29,10 @@ from engram_kit.errors import QueryError
 from engram_kit.kg.schema import (
     HETIONET_NODE_PROPERTIES,
     HETIONET_REL_PROPERTIES,
-    HETIONET_SCHEMA,
     METAEDGES,
     NODE_KINDS,
     GraphSchema,
+    require_schema,
 )
 
 if TYPE_CHECKING:
@@ -123,10 +123,11 @@ AUTO_PLACEHOLDERS: tuple[str, ...] = ("domain_rels", "retrieval_rels", "rel_retu
 
 
 def schema_identifiers(schema: GraphSchema | None = None) -> frozenset[str]:
-    """Labels and relationship types that may be interpolated into a statement for ``schema``
-    (default Hetionet): the domain layer's, the literature layer's and :data:`META_LABEL`."""
+    """Labels and relationship types that may be interpolated into a statement for ``schema``: the domain
+    layer's, the literature layer's and :data:`META_LABEL`; with no schema only the literature layer's and
+    :data:`META_LABEL` (no graph format is assumed)."""
     if schema is None:
-        return SCHEMA_IDENTIFIERS
+        return frozenset(LITERATURE_LABELS + LITERATURE_REL_TYPES + (META_LABEL,))
     return frozenset(schema.labels + schema.rel_types + LITERATURE_LABELS + LITERATURE_REL_TYPES + (META_LABEL,))
 
 
@@ -146,11 +147,12 @@ def auto_values(schema: GraphSchema) -> dict[str, str]:
     }
 
 
-def expansions(text: str, schema: GraphSchema | None = None) -> list[dict[str, str]]:
+def expansions(text: str, schema: GraphSchema | None) -> list[dict[str, str]]:
     """Every schema identifier assignment of a statement's placeholders (one empty dict if it has none).
 
     ``{rel_type}`` with one or two label placeholders (``{label}``/``{other_label}``,
-    ``{source_label}``/``{target_label}``) is expanded per Hetionet metaedge, labels in order of appearance
+    ``{source_label}``/``{target_label}``) is expanded per relationship type of ``schema`` (the graph's domain
+    layer, e.g. ``store.schema``) and each of its endpoint pairs, labels in order of appearance
     taking its source and target labels; ``{rel_type}`` alone over every relationship type; one label
     placeholder alone over every label.
 
@@ -158,8 +160,10 @@ def expansions(text: str, schema: GraphSchema | None = None) -> list[dict[str, s
     ------
     QueryError
         For a placeholder this expansion does not know (extend it with the new placeholder's values).
+    DataError
+        If ``schema`` is None (no graph format is assumed).
     """
-    schema = schema or HETIONET_SCHEMA
+    schema = require_schema(schema, "engram_kit.store.cypher.expansions")
     names = [n for n in dict.fromkeys(re.findall(r"\{(\w+)\}", text)) if n not in AUTO_PLACEHOLDERS]
     labels = [n for n in names if n.endswith("label")]
     unknown = [n for n in names if n != "rel_type" and n not in labels]

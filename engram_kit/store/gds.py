@@ -274,7 +274,8 @@ class GDSPPREngine:
             by_label.setdefault(label, []).append(node_id)
         out: dict[str, str] = {}
         for label, ids in by_label.items():
-            frame = _run(self.projection.gds, "element_ids", {"ids": ids}, label=label)
+            frame = _run(self.projection.gds, "element_ids", {"ids": ids}, label=label,
+                         schema=self.projection.schema)
             out.update(zip(frame["id"], frame["element_id"]))
         return out
 

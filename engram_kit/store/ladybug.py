@@ -65,7 +65,7 @@ from engram_kit.errors import (
     WorkspaceError,
     WorkspaceLockedError,
 )
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.isolated import IsolatedReader
 from engram_kit.store.cypher import LITERATURE_LABELS, LITERATURE_REL_TYPES, META_LABEL
 from engram_kit.store.cypher_store import (  # re-exported: names callers imported from here before the split
@@ -213,17 +213,24 @@ class LadybugStore(CypherStore):
         has the workspace open. A read-only store sees a snapshot (see the module notes).
     buffer_pool_mb : int or None
         LadybugDB page cache size in MiB; None keeps the backend default (~80 % of RAM, reserved lazily).
+    schema : GraphSchema or None
+        The domain layer a new database is made for (the workspace's graph format gives it). None opens an
+        existing database with the schema it stores; no graph format is assumed.
 
     Raises
     ------
     WorkspaceLockedError
         If another process has the database open for writing.
     WorkspaceError
-        If ``read_only=True`` and no database exists at ``path``, or it lacks the engram-kit schema.
+        If ``read_only=True`` and no database exists at ``path``, or it lacks the engram-kit schema, or
+        ``schema`` differs from the one the database stores.
+    DataError
+        If ``schema`` is None and the database stores none (new, or made before schemas were stored): pass
+        ``schema=`` (a Hetionet store made before then: the Hetionet format's schema).
 
     Examples
     --------
-    >>> with LadybugStore(tmp_path / "graph.lbug") as store:   # doctest: +SKIP
+    >>> with LadybugStore(tmp_path / "graph.lbug", schema=kg.schema) as store:   # doctest: +SKIP
     ...     store.load_knowledge_graph(nodes, edges)
     ...     store.counts()["Gene"]
     """
@@ -246,6 +253,8 @@ class LadybugStore(CypherStore):
         self._write_lock = threading.RLock()
         self._isolated_lock = threading.Lock()
         self._isolated: IsolatedReader | None = None  # the evidence desk's query process, started on first use
+        if schema is None and not read_only and not self.path.exists():
+            require_schema(schema, f"A new LadybugStore at {self.path}")
         self._open()
         stored = self._stored_schema()
         if stored is not None and schema is not None and stored != schema:
@@ -254,8 +263,11 @@ class LadybugStore(CypherStore):
                 f"The graph database {self.path} holds a {stored.name} graph with another schema than the one "
                 f"given; open it without a schema (it is stored), or create a new workspace for the new graph."
             )
-        #: The domain layer this store holds (stored in the database; Hetionet for stores made before).
-        self.schema: GraphSchema = stored or schema or HETIONET_SCHEMA
+        if stored is None and schema is None:
+            self.close()
+            require_schema(schema, f"The graph database {self.path} (it stores no graph schema)")
+        #: The domain layer this store holds (stored in the database, else the one given).
+        self.schema: GraphSchema = require_schema(stored or schema, "LadybugStore")
         if read_only:
             self._check_schema()
         else:

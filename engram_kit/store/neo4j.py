@@ -47,7 +47,7 @@ from engram_kit.errors import (
     ReadOnlyError,
     WorkspaceError,
 )
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.cypher_store import CypherStore
 from engram_kit.store.statements.neo4j import NEO4J_STATEMENTS
 
@@ -220,11 +220,18 @@ class Neo4jStore(CypherStore):
         and ``close()``); default: built from ``config``.
     create_schema : bool
         Create constraints and indexes on open (writers only).
+    schema : GraphSchema or None
+        The domain layer a new database is made for (the workspace's graph format gives it). None opens a
+        database with the schema it stores; no graph format is assumed.
 
     Raises
     ------
     BackendUnavailableError
         If the ``neo4j`` package is missing or the server cannot be reached / refuses the credentials.
+    WorkspaceError
+        If ``schema`` differs from the one the database stores.
+    DataError
+        If ``schema`` is None and the database stores none: pass ``schema=``.
     """
 
     statements = NEO4J_STATEMENTS
@@ -232,8 +239,6 @@ class Neo4jStore(CypherStore):
     def __init__(self, config: Neo4jConfig, *, read_only: bool = False, driver: Any = None,
                  create_schema: bool = True, schema: GraphSchema | None = None) -> None:
         self.config = config
-        #: The domain layer (Hetionet unless given; replaced by the schema stored on the server, if any).
-        self.schema: GraphSchema = schema or HETIONET_SCHEMA
         self.read_only = read_only
         self._tx: Any = None
         self._gds: Any = None
@@ -245,7 +250,11 @@ class Neo4jStore(CypherStore):
         if stored is not None and schema is not None and stored != schema:
             raise WorkspaceError(f"The Neo4j database {config.database!r} holds a {stored.name} graph with another "
                                  f"schema than the one given; use a new database for the new graph.")
-        self.schema = stored or self.schema
+        if stored is None and schema is None:
+            self.close()
+        #: The domain layer: the schema stored on the server, else the one given (no graph format is assumed).
+        self.schema: GraphSchema = require_schema(
+            stored or schema, f"The Neo4j database {config.database!r} (it stores no graph schema)")
         if create_schema and not read_only:
             self.create_schema()
 

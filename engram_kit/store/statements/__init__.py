@@ -34,7 +34,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from engram_kit.errors import DataError, QueryError
-from engram_kit.kg.schema import HETIONET_SCHEMA, GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.cypher import (
     AUTO_PLACEHOLDERS,
     LITERATURE_NODE_PROPERTIES,
@@ -61,9 +61,8 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def default_schema(schema: GraphSchema | None) -> GraphSchema:
-    """``schema``, or Hetionet v1.0 when None (the graph stores made before schemas were stored hold Hetionet)."""
-    return schema or HETIONET_SCHEMA
+#: What a statement may name with no graph schema: the literature layer and the metadata table (no domain label).
+LITERATURE_IDENTIFIERS: frozenset[str] = schema_identifiers(None)
 
 
 class StatementPack(ABC):
@@ -126,9 +125,11 @@ class StatementPack(ABC):
         name : str
             A key of :attr:`statements`, e.g. ``"merge_nounphrases"``.
         schema : GraphSchema, optional
-            The store's domain layer (default Hetionet v1.0). It fills the
+            The store's domain layer (``store.schema``). It fills the
             :data:`~engram_kit.store.cypher.AUTO_PLACEHOLDERS` (``{domain_rels}``: the union of its relationship
-            types; ``{rel_return}``: its edge properties) and bounds which identifiers are accepted.
+            types; ``{rel_return}``: its edge properties) and bounds which identifiers are accepted. Only a
+            statement of the literature layer alone (no auto placeholder, no domain identifier, e.g. ``read_meta``)
+            may omit it; no graph format is assumed.
         **identifiers : str
             Values for ``{label}`` / ``{rel_type}`` placeholders. Each must be a label or relationship type of
             ``schema`` or the literature layer; data values go in query parameters.
@@ -144,32 +145,37 @@ class StatementPack(ABC):
             If this pack has no statement ``name`` (the message lists the ones it has), or ``name`` has no
             placeholder for an identifier given.
         DataError
-            If an identifier is not part of the schema.
+            If an identifier is not part of the schema, or the statement needs a schema and none was given.
 
         Examples
         --------
         >>> from engram_kit.store.statements.ladybug import LADYBUG_STATEMENTS
-        >>> LADYBUG_STATEMENTS.statement("count_nodes", label="Gene")
-        'MATCH (n:Gene) RETURN count(n) AS n'
+        >>> LADYBUG_STATEMENTS.statement("count_nodes", label="Passage")
+        'MATCH (n:Passage) RETURN count(n) AS n'
         """
         text = self.statements.get(name)
         if text is None:
             raise QueryError(f"The {self.name} statement pack has no Cypher statement {name!r}; its statements: "
                              f"{', '.join(sorted(self.statements))}. Add it to the backend's statement pack.")
-        schema = default_schema(schema)
+        needs_schema = (any("{" + key + "}" in text for key in AUTO_PLACEHOLDERS)
+                        or any(value not in LITERATURE_IDENTIFIERS for value in identifiers.values()))
+        if schema is None and needs_schema:
+            require_schema(schema, f"The {self.name} statement {name!r}")
         allowed = schema_identifiers(schema)
         for key, value in identifiers.items():
             if key in AUTO_PLACEHOLDERS or value not in allowed:
                 raise DataError(
-                    f"{key}={value!r} is not a label or relationship type of the {schema.name} schema; only schema "
+                    f"{key}={value!r} is not a label or relationship type of the "
+                    f"{schema.name if schema is not None else 'literature'} schema; only schema "
                     f"identifiers may be interpolated into Cypher (pass data values as parameters)."
                 )
             placeholder = "{" + key + "}"
             if placeholder not in text:
                 raise QueryError(f"Cypher statement {name!r} has no {placeholder} placeholder to fill.")
             text = text.replace(placeholder, value)
-        for key, value in auto_values(schema).items():
-            text = text.replace("{" + key + "}", value)
+        if schema is not None:
+            for key, value in auto_values(schema).items():
+                text = text.replace("{" + key + "}", value)
         return text
 
     def fragment(self, name: str, **slots: object) -> str:
@@ -268,8 +274,13 @@ class StatementPack(ABC):
             The domain node tables of ``schema``, the 4 literature node tables, the metadata table, then (where the
             engine has them) the domain and the 5 literature relationship tables; ``MAPS_TO`` may point at every
             domain label of ``schema``. Hetionet on LadybugDB: 45 statements; on Neo4j: 16 constraints.
+
+        Raises
+        ------
+        DataError
+            If ``schema`` is None (the store's ``schema`` names the domain layer; no graph format is assumed).
         """
-        schema = default_schema(schema)
+        schema = require_schema(schema, f"The {self.name} pack's schema_statements")
         out = [self.node_table_ddl(label, schema.node_properties, schema=schema) for label in schema.labels]
         out += [self.node_table_ddl(label, props, schema=schema) for label, props in LITERATURE_NODE_PROPERTIES.items()]
         out.append(self.node_table_ddl(META_LABEL, META_PROPERTIES, schema=schema))
@@ -283,7 +294,14 @@ class StatementPack(ABC):
         return out
 
     def ddl(self, schema: GraphSchema | None = None) -> list[str]:
-        """What a backend's ``create_schema`` runs: :meth:`schema_statements` then :meth:`index_statements`."""
+        """What a backend's ``create_schema`` runs: :meth:`schema_statements` then :meth:`index_statements`.
+
+        Raises
+        ------
+        DataError
+            If ``schema`` is None.
+        """
+        schema = require_schema(schema, f"The {self.name} pack's ddl")
         return self.schema_statements(schema) + self.index_statements(schema)
 
     # --- everything, for linting -----------------------------------------------------------------------------------
@@ -296,7 +314,13 @@ class StatementPack(ABC):
             ``{"name", "text"}``: the statements expanded over their labels/relationship types
             (:func:`~engram_kit.store.cypher.expansions`), then :meth:`ddl`. Names carry the identifiers, e.g.
             ``"count_nodes[label=Gene]"`` or ``"ddl[3]"``.
+
+        Raises
+        ------
+        DataError
+            If ``schema`` is None (lint against a named schema, e.g. the one a workspace stores).
         """
+        schema = require_schema(schema, f"The {self.name} pack's all_statements")
         out: list[dict[str, str]] = []
         for name, text in self.statements.items():
             for identifiers in expansions(text, schema):

@@ -7,7 +7,7 @@ Neo4j 5 (schema-free labels, uniqueness constraints, range indexes) with Graph D
 
 from __future__ import annotations
 
-from engram_kit.kg.schema import GraphSchema
+from engram_kit.kg.schema import GraphSchema, require_schema
 from engram_kit.store.cypher import (
     LITERATURE_LABELS,
     LITERATURE_NODE_PROPERTIES,
@@ -17,7 +17,7 @@ from engram_kit.store.cypher import (
     META_PROPERTIES,
     set_clause,
 )
-from engram_kit.store.statements import StatementPack, default_schema
+from engram_kit.store.statements import StatementPack
 from engram_kit.store.statements.portable import PORTABLE_STATEMENTS, edge_row, entity_edge_statements
 
 _NEIGHBOUR_RETURN = "a.id AS source, b.id AS target, type(r) AS rel_type, {rel_return}"
@@ -141,9 +141,15 @@ class Neo4jStatements(StatementPack):
             ``name`` indexes on the domain labels and NounPhrase (entity lookup by name, evidence queries),
             ``article_id`` indexes on Section and Passage (the delete/reprocess statements filter on it) and
             ``source``/``pmid`` indexes on Article: 16 statements for Hetionet.
+
+        Raises
+        ------
+        DataError
+            If ``schema`` is None (the store's ``schema`` names the domain layer; no graph format is assumed).
         """
+        schema = require_schema(schema, "The neo4j pack's index_statements")
         out = [f"CREATE INDEX {label.lower()}_name IF NOT EXISTS FOR (n:{label}) ON (n.name)"
-               for label in (*default_schema(schema).labels, "NounPhrase")]
+               for label in (*schema.labels, "NounPhrase")]
         out += [f"CREATE INDEX {label.lower()}_article_id IF NOT EXISTS FOR (n:{label}) ON (n.article_id)"
                 for label in ("Section", "Passage")]
         out += [f"CREATE INDEX article_{prop} IF NOT EXISTS FOR (n:Article) ON (n.{prop})"
@@ -202,9 +208,10 @@ GDS_ROUTINES: tuple[dict[str, object], ...] = (
 )
 
 
-def lint_payload(pack: StatementPack = NEO4J_STATEMENTS, schema: GraphSchema | None = None) -> dict[str, object]:
+def lint_payload(pack: StatementPack, schema: GraphSchema | None) -> dict[str, object]:
     """What ``scripts/lint_cypher.mjs`` checks: every text of ``pack`` and the database schema they run against, for
-    the domain layer ``schema`` (default Hetionet; a KGX graph's schema lints the statements a KGX workspace sends).
+    the domain layer ``schema`` (required: Hetionet's lints what a Hetionet workspace sends, a KGX graph's schema
+    what a KGX workspace sends; ``python -m engram_kit.store.statements --schema`` names it).
 
     Returns
     -------
@@ -212,8 +219,13 @@ def lint_payload(pack: StatementPack = NEO4J_STATEMENTS, schema: GraphSchema | N
         ``dialect`` (the pack's name), ``statements`` (:meth:`StatementPack.all_statements`) and ``schema``:
         ``labels``, ``relationshipTypes``, ``propertyKeys``, ``parameters`` (:data:`NEO4J_PARAMETERS`),
         ``functions`` (:data:`NEO4J_BUILTIN_FUNCTIONS`) and ``routines`` (:data:`GDS_ROUTINES`).
+
+    Raises
+    ------
+    DataError
+        If ``schema`` is None (no graph format is assumed).
     """
-    schema = default_schema(schema)
+    schema = require_schema(schema, "lint_payload")
     properties = (set(schema.node_properties) | set(schema.rel_properties) | {"weight"} | set(NEO4J_ROW_KEYS)
                   | set(META_PROPERTIES))
     for props in LITERATURE_NODE_PROPERTIES.values():
