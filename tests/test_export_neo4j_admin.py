@@ -73,10 +73,12 @@ def test_files_parse_back_to_the_store_counts(workspace, exported):
 
 def test_import_script_lists_every_non_empty_file(exported):
     script = (exported.directory / "import.sh").read_text()
-    assert "neo4j-admin database import full" in script and "--multiline-fields=true" in script
+    # the database name right after "full": --nodes/--relationships take several files each, and Neo4j 5.26.8
+    # read a trailing name as one more file ("File 'neo4j' doesn't exist")
+    assert "neo4j-admin database import full neo4j --multiline-fields=true" in script
     for name, rows in [*exported.node_files.values(), *exported.relationship_files.values()]:
         assert (f"={name}" in script) == (rows > 0), name
-    assert script.rstrip().endswith(" neo4j")
+    assert not script.rstrip().endswith(" neo4j")
 
 
 def test_refuses_a_folder_with_csv_files(workspace, exported):
