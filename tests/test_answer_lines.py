@@ -243,3 +243,11 @@ def test_a_question_about_something_the_workspace_never_mentions_says_the_data_c
     # a question whose every phrase the workspace holds is answered as before
     named = workspace.ask("Which drugs treat Parkinson's disease?")
     assert named.exact and not named.headline.startswith("The data cannot answer")
+
+
+def test_unlinked_words_do_not_join_a_list_the_graph_answers(workspace):
+    # within two papers, the palliating drugs were listed with "concerns" and "daily" (chunks of words of no type)
+    answer = workspace.ask("Which drugs treat Parkinson's disease?", within=["PMID:9673855", "PMID:1549199"])
+    texts = [x.text.lower() for x in answer.exact]
+    assert {"levodopa", "selegiline"} <= set(texts)
+    assert "concerns" not in texts and "daily" not in texts
