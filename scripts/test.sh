@@ -21,7 +21,9 @@ if { ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; } &&
 fi
 # Neo4j's own Cypher parser (npm @neo4j-cypher/language-support) lints every statement the Neo4j backend sends.
 if command -v npm >/dev/null 2>&1; then
-  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  # an unreachable npm registry must not stop the whole run: the lint tests then skip (fail under $CI) and say why
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null \
+    || echo "warning: npm ci failed (registry unreachable?); the Cypher lint tests will skip" >&2
 fi
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 # Static checks first (configured in pyproject.toml): lint, then types. A failure stops the run.
