@@ -88,6 +88,9 @@ def _compact_vectors(ws: Any, report: CompactReport) -> None:
         exported = export_rows(source, export)
         source.close()
         ws._vectors = None  # the workspace reopens its vector store lazily
+        # and the vectors questions read: for a writer the same, now closed, store (a purge then a question failed
+        # with "The vector store ... is closed")
+        ws.__dict__.pop("_search_vectors", None)
         # built by a fresh interpreter, so the new index files hold no heap bytes of this process (which may have
         # just handled the deleted text): engram_kit.store.vector_rebuild says why
         report.vectors_kept = rebuild_in_subprocess(export, fresh, dimension=int(model["dimension"]),
