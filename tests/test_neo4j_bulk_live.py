@@ -77,7 +77,7 @@ def test_load_csv_gives_the_unwind_graph(workspace, neo4j_server, unwind_referen
         pytest.skip("the Neo4j server names no NEO4J_IMPORT_DIR (LOAD CSV needs the server's import folder)")
     config = _config(neo4j_server)
     _wipe(config)
-    store = Neo4jStore(config, create_schema=False)
+    store = Neo4jStore(config, schema=HETIONET_SCHEMA, create_schema=False)
     try:
         report = load_neo4j(workspace.store, store, method="load-csv", import_dir=import_dir, progress=False)
         assert store.counts() == unwind_reference["counts"]
@@ -99,7 +99,7 @@ def test_load_neo4j_refuses_bad_arguments(workspace, neo4j_server):  # noqa: F81
     from engram_kit.store.neo4j import Neo4jStore
     from engram_kit.store.neo4j_bulk import load_neo4j
 
-    store = Neo4jStore(_config(neo4j_server), create_schema=False)
+    store = Neo4jStore(_config(neo4j_server), schema=HETIONET_SCHEMA, create_schema=False)
     try:
         with pytest.raises(DataError, match="import_dir"):
             load_neo4j(workspace.store, store, method="load-csv", progress=False)

@@ -59,9 +59,11 @@ MIN_KENDALL = 0.8
 
 
 def _wipe(config) -> None:
+    from engram_kit.kg.schema import HETIONET_SCHEMA
     from engram_kit.store.neo4j import Neo4jStore
 
-    store = Neo4jStore(config, create_schema=False)
+    # a store names its graph's schema (none is assumed); the tests' graph is the Hetionet sample
+    store = Neo4jStore(config, schema=HETIONET_SCHEMA, create_schema=False)
     try:
         store.query("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
     finally:
