@@ -60,6 +60,23 @@ def cache_key(folder: Path, model_name: str, dimension: int) -> str | None:
     return digest.hexdigest()
 
 
+
+def query_vector(embedding: np.ndarray, dimension: int, k: int) -> np.ndarray:
+    """``embedding`` as a float32 vector of shape ``(dimension,)`` for a nearest-neighbour query of ``k`` results;
+    shared by this copy and :class:`~engram_kit.store.vectors.VectorStore` (which imports chromadb, so it lives here).
+
+    Raises
+    ------
+    DataError
+        If the vector's shape is not ``(dimension,)`` or ``k`` < 1.
+    """
+    vector = np.asarray(embedding, dtype=np.float32)
+    if vector.shape != (dimension,):
+        raise DataError(f"query got a vector of shape {vector.shape}; expected ({dimension},).")
+    if k < 1:
+        raise DataError(f"query got k={k}; ask for at least 1 neighbour.")
+    return vector
+
 class CachedVectors:
     """The read side of :class:`~engram_kit.store.vectors.VectorStore` over NumPy arrays (see module docstring).
 
@@ -126,11 +143,7 @@ class CachedVectors:
             If the vector has the wrong shape or ``k`` < 1.
         """
         self._require_open()
-        vector = np.asarray(embedding, dtype=np.float32)
-        if vector.shape != (self.dimension,):
-            raise DataError(f"query got a vector of shape {vector.shape}; expected ({self.dimension},).")
-        if k < 1:
-            raise DataError(f"query got k={k}; ask for at least 1 neighbour.")
+        vector = query_vector(embedding, self.dimension, k)
         rows = np.arange(len(self._ids)) if source is None else np.flatnonzero(self._sources == source)
         if rows.size == 0:
             return []

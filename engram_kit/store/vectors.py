@@ -46,6 +46,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from engram_kit.errors import BackendUnavailableError, DataError, QueryError, ReadOnlyError, WorkspaceError
 from engram_kit.store.vector_count import record_vector_count
+from engram_kit.store.vector_cache import query_vector
 
 logger = logging.getLogger(__name__)
 
@@ -507,11 +508,7 @@ class VectorStore:
             If the vector has the wrong shape or ``k`` < 1.
         """
         self._require_open()
-        vector = np.asarray(embedding, dtype=np.float32)
-        if vector.shape != (self.dimension,):
-            raise DataError(f"query got a vector of shape {vector.shape}; expected ({self.dimension},).")
-        if k < 1:
-            raise DataError(f"query got k={k}; ask for at least 1 neighbour.")
+        vector = query_vector(embedding, self.dimension, k)
         total = self.count()
         if total == 0:
             return []
